@@ -1,0 +1,1 @@
+"""Importers: each reads one source format and builds framework-dialect IR, nothing else."""

@@ -1,0 +1,1 @@
+"""Passes: one package per level crossing, plus the named pipelines in `pipelines.py`."""

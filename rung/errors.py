@@ -1,0 +1,18 @@
+"""The one exception type rung raises for problems in the user's input.
+
+Library code raises `RungError` with a message that names the file, the node
+or op, and what to do. The command-line tools catch it, print
+`<tool>: error: <message>` and exit with code 1; anything else escaping is a
+bug in rung, not in the input.
+"""
+
+from __future__ import annotations
+
+
+class RungError(Exception):
+    """Bad input: a corrupt model, an unknown op, invalid IR, inconsistent shapes…"""
+
+    def __init__(self, message: str, *, location: str | None = None) -> None:
+        self.message = message
+        self.location = location
+        super().__init__(f"{location}: {message}" if location else message)

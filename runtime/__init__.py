@@ -1,0 +1,1 @@
+"""Running rung's IR: reference interpreters, the C compiler driver and InferenceSession."""

@@ -1,0 +1,85 @@
+"""What every rung command shares: error reporting and safe output files.
+
+Bad input must end in one clear line and exit code 1, never a traceback, and
+a failed command must not leave a half-written file behind. Tools wrap their
+body in `run_tool` and write through `write_output`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from rung.errors import RungError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+
+
+def error_message(err: BaseException) -> str:
+    """The user-facing text of an error from rung or xDSL."""
+    if isinstance(err, RungError):
+        return str(err)
+    if isinstance(err, ParseError):
+        return str(err).strip()
+    if isinstance(err, VerifyException | DiagnosticException):
+        return str(err).strip()
+    return str(err).strip() or type(err).__name__
+
+
+def run_tool(tool: str, body: Callable[[], int]) -> int:
+    """Run a command body, turning bad-input errors into `tool: error: ...` and exit 1."""
+    try:
+        return body()
+    except (RungError, ParseError, VerifyException, DiagnosticException) as err:
+        report(tool, error_message(err))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        report(tool, "interrupted")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def report(tool: str, message: str) -> None:
+    lines = message.splitlines() or [""]
+    print(f"{tool}: error: {lines[0]}", file=sys.stderr)
+    for line in lines[1:]:
+        print(line, file=sys.stderr)
+
+
+def write_output(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
+    """Write `text` to `path` (stdout for None or '-'), all at once or not at all.
+
+    The text goes to a temporary file in the same folder, which then replaces
+    the target, so an interrupted or failed write never leaves a partial file.
+    Writing over one of the command's own input files is refused.
+    """
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    for source in inputs:
+        if source not in ("-", "") and Path(source).exists() and target.exists():
+            if os.path.samefile(source, target):
+                raise RungError(f"refusing to write output over the input file '{path}'")
+    if target.is_dir():
+        raise RungError(f"'{path}' is a directory; give a file name for the output")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise RungError(f"cannot write '{path}': folder '{folder}' does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
