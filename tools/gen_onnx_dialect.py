@@ -36,19 +36,11 @@ _RESERVED = {
     "SCHEMA", "irdl_options", "body", "get", "walk", "dialect_name", "result", "ops",
 }
 
-_ATTR_CONSTRAINT = {
-    "INT": "IntegerAttr",
-    "FLOAT": "FloatAttr",
-    "STRING": "StringAttr",
-    "INTS": "DenseArrayBase",
-    "FLOATS": "DenseArrayBase",
-    "STRINGS": "ArrayAttr",
-    "TENSOR": "AnyAttr()",
-    "TENSORS": "ArrayAttr",
-    "SPARSE_TENSOR": "SparseTensorAttr",
-    "SPARSE_TENSORS": "ArrayAttr",
-    "TYPE_PROTO": "AnyAttr()",
-    "TYPE_PROTOS": "ArrayAttr",
+
+# Ops whose results are not a function of their inputs: CSE and DCE must keep them.
+IMPURE_OPS = {
+    "Bernoulli", "Dropout", "Multinomial", "RandomNormal", "RandomNormalLike",
+    "RandomUniform", "RandomUniformLike",
 }
 
 _ARITY = {
@@ -150,7 +142,8 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
 
     attrs: list[str] = []
     regions: list[str] = []
-    for name in sorted(schema.attributes):
+    # Alphabetical, except that If reads then → else.
+    for name in sorted(schema.attributes, key=lambda n: (n != "then_branch", n)):
         attr = schema.attributes[name]
         kind = attr.type.name
         if kind in ("GRAPH", "GRAPHS"):
@@ -161,9 +154,10 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
             regions.append(name)
             continue
         field = _field_name(name, taken, "_attr")
-        constraint = _ATTR_CONSTRAINT[kind]
+        # Any attribute passes IRDL; OnnxOp's verifier checks the ONNX kind and
+        # says which attribute is wrong in ONNX's terms.
         fn = "prop_def" if attr.required else "opt_prop_def"
-        lines.append(f"    {field} = {fn}({constraint}, prop_name={name!r})")
+        lines.append(f"    {field} = {fn}(AnyAttr(), prop_name={name!r})")
         attrs.append(
             f"AttrInfo({name!r}, {field!r}, {kind!r}, {bool(attr.required)!r}, {_default(attr)})"
         )
@@ -178,6 +172,11 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
         options.append("AttrSizedResultSegments(as_property=True)")
     if options:
         lines.append(f"    irdl_options = ({', '.join(options)},)")
+    if schema.name not in IMPURE_OPS and regions:
+        # As pure as the graphs they run.
+        lines.append("    traits = traits_def(RecursiveMemoryEffect())")
+    elif schema.name not in IMPURE_OPS:
+        lines.append("    traits = traits_def(Pure())")
 
     constraints = {
         c.type_param_str: tuple(c.allowed_type_strs) for c in schema.type_constraints
@@ -214,7 +213,6 @@ HEADER = '''\
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -227,12 +225,13 @@ from xdsl.irdl import (
     prop_def,
     region_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
+from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from .base import Arity, AttrInfo, OnnxOp, OpSchema, Param
-from .types import SparseTensorAttr
 
 ONNX_VERSION = {version!r}
 OPSET_VERSIONS = {opsets!r}

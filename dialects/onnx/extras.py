@@ -25,7 +25,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator
+from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .base import _trim, parse_signature, print_location, print_signature, verify_graph_region
@@ -39,7 +39,7 @@ class YieldOp(IRDLOperation):
 
     values = var_operand_def()
 
-    traits = traits_def(IsTerminator())
+    traits = traits_def(IsTerminator(), Pure())
 
     def __init__(self, values: Sequence[SSAValue]) -> None:
         super().__init__(operands=[values])

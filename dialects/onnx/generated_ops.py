@@ -5,7 +5,6 @@
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -18,12 +17,13 @@ from xdsl.irdl import (
     prop_def,
     region_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
+from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from .base import Arity, AttrInfo, OnnxOp, OpSchema, Param
-from .types import SparseTensorAttr
 
 ONNX_VERSION = '1.23.2'
 OPSET_VERSIONS = {'': 28, 'ai.onnx.ml': 5}
@@ -41,6 +41,7 @@ class AbsOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -70,6 +71,7 @@ class AcosOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -99,6 +101,7 @@ class AcoshOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -129,6 +132,7 @@ class AddOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -167,7 +171,8 @@ class AffineGridOp(OnnxOp):
     theta = operand_def()
     size = operand_def()
     grid = result_def()
-    align_corners = opt_prop_def(IntegerAttr, prop_name='align_corners')
+    align_corners = opt_prop_def(AnyAttr(), prop_name='align_corners')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -203,6 +208,7 @@ class AndOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -239,9 +245,10 @@ class ArgMaxOp(OnnxOp):
 
     data = operand_def()
     reduced = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    select_last_index = opt_prop_def(IntegerAttr, prop_name='select_last_index')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    select_last_index = opt_prop_def(AnyAttr(), prop_name='select_last_index')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -280,9 +287,10 @@ class ArgMinOp(OnnxOp):
 
     data = operand_def()
     reduced = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    select_last_index = opt_prop_def(IntegerAttr, prop_name='select_last_index')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    select_last_index = opt_prop_def(AnyAttr(), prop_name='select_last_index')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -316,6 +324,7 @@ class AsinOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -345,6 +354,7 @@ class AsinhOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -374,6 +384,7 @@ class AtanOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -403,6 +414,7 @@ class AtanhOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -442,16 +454,17 @@ class AttentionOp(OnnxOp):
     present_key = opt_result_def()
     present_value = opt_result_def()
     qk_matmul_output = opt_result_def()
-    is_causal = opt_prop_def(IntegerAttr, prop_name='is_causal')
-    kv_num_heads = opt_prop_def(IntegerAttr, prop_name='kv_num_heads')
-    left_window_size = opt_prop_def(IntegerAttr, prop_name='left_window_size')
-    q_num_heads = opt_prop_def(IntegerAttr, prop_name='q_num_heads')
-    qk_matmul_output_mode = opt_prop_def(IntegerAttr, prop_name='qk_matmul_output_mode')
-    right_window_size = opt_prop_def(IntegerAttr, prop_name='right_window_size')
-    scale = opt_prop_def(FloatAttr, prop_name='scale')
-    softcap = opt_prop_def(FloatAttr, prop_name='softcap')
-    softmax_precision = opt_prop_def(IntegerAttr, prop_name='softmax_precision')
+    is_causal = opt_prop_def(AnyAttr(), prop_name='is_causal')
+    kv_num_heads = opt_prop_def(AnyAttr(), prop_name='kv_num_heads')
+    left_window_size = opt_prop_def(AnyAttr(), prop_name='left_window_size')
+    q_num_heads = opt_prop_def(AnyAttr(), prop_name='q_num_heads')
+    qk_matmul_output_mode = opt_prop_def(AnyAttr(), prop_name='qk_matmul_output_mode')
+    right_window_size = opt_prop_def(AnyAttr(), prop_name='right_window_size')
+    scale = opt_prop_def(AnyAttr(), prop_name='scale')
+    softcap = opt_prop_def(AnyAttr(), prop_name='softcap')
+    softmax_precision = opt_prop_def(AnyAttr(), prop_name='softmax_precision')
     irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -515,13 +528,14 @@ class AveragePoolOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    ceil_mode = opt_prop_def(IntegerAttr, prop_name='ceil_mode')
-    count_include_pad = opt_prop_def(IntegerAttr, prop_name='count_include_pad')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    kernel_shape = prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    ceil_mode = opt_prop_def(AnyAttr(), prop_name='ceil_mode')
+    count_include_pad = opt_prop_def(AnyAttr(), prop_name='count_include_pad')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    kernel_shape = prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -571,10 +585,11 @@ class BatchNormalizationOp(OnnxOp):
     Y = result_def()
     running_mean = opt_result_def()
     running_var = opt_result_def()
-    epsilon = opt_prop_def(FloatAttr, prop_name='epsilon')
-    momentum = opt_prop_def(FloatAttr, prop_name='momentum')
-    training_mode = opt_prop_def(IntegerAttr, prop_name='training_mode')
+    epsilon = opt_prop_def(AnyAttr(), prop_name='epsilon')
+    momentum = opt_prop_def(AnyAttr(), prop_name='momentum')
+    training_mode = opt_prop_def(AnyAttr(), prop_name='training_mode')
     irdl_options = (AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -619,8 +634,8 @@ class BernoulliOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -656,7 +671,8 @@ class BitCastOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    to = prop_def(IntegerAttr, prop_name='to')
+    to = prop_def(AnyAttr(), prop_name='to')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -696,7 +712,8 @@ class BitShiftOp(OnnxOp):
     X = operand_def()
     Y = operand_def()
     Z = result_def()
-    direction = prop_def(StringAttr, prop_name='direction')
+    direction = prop_def(AnyAttr(), prop_name='direction')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -731,6 +748,7 @@ class BitwiseAndOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -761,6 +779,7 @@ class BitwiseNotOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -792,6 +811,7 @@ class BitwiseOrOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -824,6 +844,7 @@ class BitwiseXorOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -855,8 +876,9 @@ class BlackmanWindowOp(OnnxOp):
 
     size = operand_def()
     output = result_def()
-    output_datatype = opt_prop_def(IntegerAttr, prop_name='output_datatype')
-    periodic = opt_prop_def(IntegerAttr, prop_name='periodic')
+    output_datatype = opt_prop_def(AnyAttr(), prop_name='output_datatype')
+    periodic = opt_prop_def(AnyAttr(), prop_name='periodic')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -893,9 +915,10 @@ class CastOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    round_mode = opt_prop_def(StringAttr, prop_name='round_mode')
-    saturate = opt_prop_def(IntegerAttr, prop_name='saturate')
-    to = prop_def(IntegerAttr, prop_name='to')
+    round_mode = opt_prop_def(AnyAttr(), prop_name='round_mode')
+    saturate = opt_prop_def(AnyAttr(), prop_name='saturate')
+    to = prop_def(AnyAttr(), prop_name='to')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -933,8 +956,9 @@ class CastLikeOp(OnnxOp):
     input = operand_def()
     target_type = operand_def()
     output = result_def()
-    round_mode = opt_prop_def(StringAttr, prop_name='round_mode')
-    saturate = opt_prop_def(IntegerAttr, prop_name='saturate')
+    round_mode = opt_prop_def(AnyAttr(), prop_name='round_mode')
+    saturate = opt_prop_def(AnyAttr(), prop_name='saturate')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -973,8 +997,9 @@ class CausalConvWithStateOp(OnnxOp):
     past_state = opt_operand_def()
     output = result_def()
     present_state = result_def()
-    activation = opt_prop_def(StringAttr, prop_name='activation')
+    activation = opt_prop_def(AnyAttr(), prop_name='activation')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1012,6 +1037,7 @@ class CeilOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1042,7 +1068,8 @@ class CeluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1075,7 +1102,8 @@ class CenterCropPadOp(OnnxOp):
     input_data = operand_def()
     shape = operand_def()
     output_data = result_def()
-    axes = opt_prop_def(DenseArrayBase, prop_name='axes')
+    axes = opt_prop_def(AnyAttr(), prop_name='axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1116,6 +1144,7 @@ class ClipOp(OnnxOp):
     max = opt_operand_def()
     output = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1149,9 +1178,10 @@ class Col2ImOp(OnnxOp):
     image_shape = operand_def()
     block_shape = operand_def()
     output = result_def()
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1191,7 +1221,8 @@ class CompressOp(OnnxOp):
     input = operand_def()
     condition = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1226,7 +1257,8 @@ class ConcatOp(OnnxOp):
 
     inputs = var_operand_def()
     concat_result = result_def()
-    axis = prop_def(IntegerAttr, prop_name='axis')
+    axis = prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1261,8 +1293,9 @@ class ConcatFromSequenceOp(OnnxOp):
 
     input_sequence = operand_def()
     concat_result = result_def()
-    axis = prop_def(IntegerAttr, prop_name='axis')
-    new_axis = opt_prop_def(IntegerAttr, prop_name='new_axis')
+    axis = prop_def(AnyAttr(), prop_name='axis')
+    new_axis = opt_prop_def(AnyAttr(), prop_name='new_axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1296,14 +1329,15 @@ class ConstantOp(OnnxOp):
     name = "onnx.Constant"
 
     output = result_def()
-    sparse_value = opt_prop_def(SparseTensorAttr, prop_name='sparse_value')
+    sparse_value = opt_prop_def(AnyAttr(), prop_name='sparse_value')
     value = opt_prop_def(AnyAttr(), prop_name='value')
-    value_float = opt_prop_def(FloatAttr, prop_name='value_float')
-    value_floats = opt_prop_def(DenseArrayBase, prop_name='value_floats')
-    value_int = opt_prop_def(IntegerAttr, prop_name='value_int')
-    value_ints = opt_prop_def(DenseArrayBase, prop_name='value_ints')
-    value_string = opt_prop_def(StringAttr, prop_name='value_string')
-    value_strings = opt_prop_def(ArrayAttr, prop_name='value_strings')
+    value_float = opt_prop_def(AnyAttr(), prop_name='value_float')
+    value_floats = opt_prop_def(AnyAttr(), prop_name='value_floats')
+    value_int = opt_prop_def(AnyAttr(), prop_name='value_int')
+    value_ints = opt_prop_def(AnyAttr(), prop_name='value_ints')
+    value_string = opt_prop_def(AnyAttr(), prop_name='value_string')
+    value_strings = opt_prop_def(AnyAttr(), prop_name='value_strings')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1341,6 +1375,7 @@ class ConstantOfShapeOp(OnnxOp):
     input = operand_def()
     output = result_def()
     value = opt_prop_def(AnyAttr(), prop_name='value')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1375,12 +1410,13 @@ class ConvOp(OnnxOp):
     W = operand_def()
     B = opt_operand_def()
     Y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    group = opt_prop_def(IntegerAttr, prop_name='group')
-    kernel_shape = opt_prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    group = opt_prop_def(AnyAttr(), prop_name='group')
+    kernel_shape = opt_prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1424,13 +1460,14 @@ class ConvIntegerOp(OnnxOp):
     x_zero_point = opt_operand_def()
     w_zero_point = opt_operand_def()
     y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    group = opt_prop_def(IntegerAttr, prop_name='group')
-    kernel_shape = opt_prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    group = opt_prop_def(AnyAttr(), prop_name='group')
+    kernel_shape = opt_prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1475,14 +1512,15 @@ class ConvTransposeOp(OnnxOp):
     W = operand_def()
     B = opt_operand_def()
     Y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    group = opt_prop_def(IntegerAttr, prop_name='group')
-    kernel_shape = opt_prop_def(DenseArrayBase, prop_name='kernel_shape')
-    output_padding = opt_prop_def(DenseArrayBase, prop_name='output_padding')
-    output_shape = opt_prop_def(DenseArrayBase, prop_name='output_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    group = opt_prop_def(AnyAttr(), prop_name='group')
+    kernel_shape = opt_prop_def(AnyAttr(), prop_name='kernel_shape')
+    output_padding = opt_prop_def(AnyAttr(), prop_name='output_padding')
+    output_shape = opt_prop_def(AnyAttr(), prop_name='output_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1523,6 +1561,7 @@ class CosOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1552,6 +1591,7 @@ class CoshOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1586,8 +1626,9 @@ class CumProdOp(OnnxOp):
     x = operand_def()
     axis = operand_def()
     y = result_def()
-    exclusive = opt_prop_def(IntegerAttr, prop_name='exclusive')
-    reverse = opt_prop_def(IntegerAttr, prop_name='reverse')
+    exclusive = opt_prop_def(AnyAttr(), prop_name='exclusive')
+    reverse = opt_prop_def(AnyAttr(), prop_name='reverse')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1626,8 +1667,9 @@ class CumSumOp(OnnxOp):
     x = operand_def()
     axis = operand_def()
     y = result_def()
-    exclusive = opt_prop_def(IntegerAttr, prop_name='exclusive')
-    reverse = opt_prop_def(IntegerAttr, prop_name='reverse')
+    exclusive = opt_prop_def(AnyAttr(), prop_name='exclusive')
+    reverse = opt_prop_def(AnyAttr(), prop_name='reverse')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1664,9 +1706,10 @@ class DFTOp(OnnxOp):
     dft_length = opt_operand_def()
     axis = opt_operand_def()
     output = result_def()
-    inverse = opt_prop_def(IntegerAttr, prop_name='inverse')
-    onesided = opt_prop_def(IntegerAttr, prop_name='onesided')
+    inverse = opt_prop_def(AnyAttr(), prop_name='inverse')
+    onesided = opt_prop_def(AnyAttr(), prop_name='onesided')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1708,13 +1751,14 @@ class DeformConvOp(OnnxOp):
     B = opt_operand_def()
     mask = opt_operand_def()
     Y = result_def()
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    group = opt_prop_def(IntegerAttr, prop_name='group')
-    kernel_shape = opt_prop_def(DenseArrayBase, prop_name='kernel_shape')
-    offset_group = opt_prop_def(IntegerAttr, prop_name='offset_group')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    group = opt_prop_def(AnyAttr(), prop_name='group')
+    kernel_shape = opt_prop_def(AnyAttr(), prop_name='kernel_shape')
+    offset_group = opt_prop_def(AnyAttr(), prop_name='offset_group')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1760,8 +1804,9 @@ class DepthToSpaceOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    blocksize = prop_def(IntegerAttr, prop_name='blocksize')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
+    blocksize = prop_def(AnyAttr(), prop_name='blocksize')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1802,9 +1847,10 @@ class DequantizeLinearOp(OnnxOp):
     x_scale = operand_def()
     x_zero_point = opt_operand_def()
     y = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    block_size = opt_prop_def(IntegerAttr, prop_name='block_size')
-    output_dtype = opt_prop_def(IntegerAttr, prop_name='output_dtype')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    block_size = opt_prop_def(AnyAttr(), prop_name='block_size')
+    output_dtype = opt_prop_def(AnyAttr(), prop_name='output_dtype')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1846,6 +1892,7 @@ class DetOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1876,6 +1923,7 @@ class DivOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1919,7 +1967,7 @@ class DropoutOp(OnnxOp):
     training_mode = opt_operand_def()
     output = result_def()
     mask = opt_result_def()
-    seed = opt_prop_def(IntegerAttr, prop_name='seed')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
@@ -1962,6 +2010,7 @@ class DynamicQuantizeLinearOp(OnnxOp):
     y = result_def()
     y_scale = result_def()
     y_zero_point = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -1995,7 +2044,8 @@ class EinsumOp(OnnxOp):
 
     Inputs = var_operand_def()
     Output = result_def()
-    equation = prop_def(StringAttr, prop_name='equation')
+    equation = prop_def(AnyAttr(), prop_name='equation')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2029,7 +2079,8 @@ class EluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2063,6 +2114,7 @@ class EqualOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2094,6 +2146,7 @@ class ErfOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2123,6 +2176,7 @@ class ExpOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2159,6 +2213,7 @@ class ExpandOp(OnnxOp):
     input = operand_def()
     shape = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2196,8 +2251,9 @@ class EyeLikeOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    k = opt_prop_def(IntegerAttr, prop_name='k')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    k = opt_prop_def(AnyAttr(), prop_name='k')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2233,7 +2289,8 @@ class FlattenOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2267,6 +2324,7 @@ class FloorOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2303,15 +2361,16 @@ class GRUOp(OnnxOp):
     initial_h = opt_operand_def()
     Y = opt_result_def()
     Y_h = opt_result_def()
-    activation_alpha = opt_prop_def(DenseArrayBase, prop_name='activation_alpha')
-    activation_beta = opt_prop_def(DenseArrayBase, prop_name='activation_beta')
-    activations = opt_prop_def(ArrayAttr, prop_name='activations')
-    clip = opt_prop_def(FloatAttr, prop_name='clip')
-    direction = opt_prop_def(StringAttr, prop_name='direction')
-    hidden_size = opt_prop_def(IntegerAttr, prop_name='hidden_size')
-    layout = opt_prop_def(IntegerAttr, prop_name='layout')
-    linear_before_reset = opt_prop_def(IntegerAttr, prop_name='linear_before_reset')
+    activation_alpha = opt_prop_def(AnyAttr(), prop_name='activation_alpha')
+    activation_beta = opt_prop_def(AnyAttr(), prop_name='activation_beta')
+    activations = opt_prop_def(AnyAttr(), prop_name='activations')
+    clip = opt_prop_def(AnyAttr(), prop_name='clip')
+    direction = opt_prop_def(AnyAttr(), prop_name='direction')
+    hidden_size = opt_prop_def(AnyAttr(), prop_name='hidden_size')
+    layout = opt_prop_def(AnyAttr(), prop_name='layout')
+    linear_before_reset = opt_prop_def(AnyAttr(), prop_name='linear_before_reset')
     irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2360,7 +2419,8 @@ class GatherOp(OnnxOp):
     data = operand_def()
     indices = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2400,7 +2460,8 @@ class GatherElementsOp(OnnxOp):
     data = operand_def()
     indices = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2437,7 +2498,8 @@ class GatherNDOp(OnnxOp):
     data = operand_def()
     indices = operand_def()
     output = result_def()
-    batch_dims = opt_prop_def(IntegerAttr, prop_name='batch_dims')
+    batch_dims = opt_prop_def(AnyAttr(), prop_name='batch_dims')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2474,7 +2536,8 @@ class GeluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    approximate = opt_prop_def(StringAttr, prop_name='approximate')
+    approximate = opt_prop_def(AnyAttr(), prop_name='approximate')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2509,10 +2572,11 @@ class GemmOp(OnnxOp):
     B = operand_def()
     C = opt_operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
-    beta = opt_prop_def(FloatAttr, prop_name='beta')
-    transA = opt_prop_def(IntegerAttr, prop_name='transA')
-    transB = opt_prop_def(IntegerAttr, prop_name='transB')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    beta = opt_prop_def(AnyAttr(), prop_name='beta')
+    transA = opt_prop_def(AnyAttr(), prop_name='transA')
+    transB = opt_prop_def(AnyAttr(), prop_name='transB')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2551,6 +2615,7 @@ class GlobalAveragePoolOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2582,7 +2647,8 @@ class GlobalLpPoolOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    p = opt_prop_def(IntegerAttr, prop_name='p')
+    p = opt_prop_def(AnyAttr(), prop_name='p')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2616,6 +2682,7 @@ class GlobalMaxPoolOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2647,6 +2714,7 @@ class GreaterOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2680,6 +2748,7 @@ class GreaterOrEqualOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2719,9 +2788,10 @@ class GridSampleOp(OnnxOp):
     X = operand_def()
     grid = operand_def()
     Y = result_def()
-    align_corners = opt_prop_def(IntegerAttr, prop_name='align_corners')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
-    padding_mode = opt_prop_def(StringAttr, prop_name='padding_mode')
+    align_corners = opt_prop_def(AnyAttr(), prop_name='align_corners')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    padding_mode = opt_prop_def(AnyAttr(), prop_name='padding_mode')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2760,9 +2830,10 @@ class GroupNormalizationOp(OnnxOp):
     scale = operand_def()
     bias = operand_def()
     Y = result_def()
-    epsilon = opt_prop_def(FloatAttr, prop_name='epsilon')
-    num_groups = prop_def(IntegerAttr, prop_name='num_groups')
-    stash_type = opt_prop_def(IntegerAttr, prop_name='stash_type')
+    epsilon = opt_prop_def(AnyAttr(), prop_name='epsilon')
+    num_groups = prop_def(AnyAttr(), prop_name='num_groups')
+    stash_type = opt_prop_def(AnyAttr(), prop_name='stash_type')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2799,8 +2870,9 @@ class HammingWindowOp(OnnxOp):
 
     size = operand_def()
     output = result_def()
-    output_datatype = opt_prop_def(IntegerAttr, prop_name='output_datatype')
-    periodic = opt_prop_def(IntegerAttr, prop_name='periodic')
+    output_datatype = opt_prop_def(AnyAttr(), prop_name='output_datatype')
+    periodic = opt_prop_def(AnyAttr(), prop_name='periodic')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2835,8 +2907,9 @@ class HannWindowOp(OnnxOp):
 
     size = operand_def()
     output = result_def()
-    output_datatype = opt_prop_def(IntegerAttr, prop_name='output_datatype')
-    periodic = opt_prop_def(IntegerAttr, prop_name='periodic')
+    output_datatype = opt_prop_def(AnyAttr(), prop_name='output_datatype')
+    periodic = opt_prop_def(AnyAttr(), prop_name='periodic')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2872,8 +2945,9 @@ class HardSigmoidOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
-    beta = opt_prop_def(FloatAttr, prop_name='beta')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    beta = opt_prop_def(AnyAttr(), prop_name='beta')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2908,6 +2982,7 @@ class HardSwishOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2937,7 +3012,8 @@ class HardmaxOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2969,6 +3045,7 @@ class IdentityOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -2998,8 +3075,9 @@ class IfOp(OnnxOp):
 
     cond = operand_def()
     outputs = var_result_def()
-    else_branch = region_def()
     then_branch = region_def()
+    else_branch = region_def()
+    traits = traits_def(RecursiveMemoryEffect())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3012,7 +3090,7 @@ class IfOp(OnnxOp):
             Param('outputs', 'outputs', Arity.VARIADIC, 'V', False, 1),
         ),
         attributes=(),
-        regions=('else_branch', 'then_branch'),
+        regions=('then_branch', 'else_branch'),
         type_constraints={
             'V': ('tensor(uint8)', 'tensor(uint16)', 'tensor(uint32)', 'tensor(uint64)', 'tensor(int8)', 'tensor(int16)', 'tensor(int32)', 'tensor(int64)', 'tensor(bfloat16)', 'tensor(float16)', 'tensor(float)', 'tensor(double)', 'tensor(string)', 'tensor(bool)', 'tensor(complex64)', 'tensor(complex128)', 'tensor(float8e4m3fn)', 'tensor(float8e4m3fnuz)', 'tensor(float8e5m2)', 'tensor(float8e5m2fnuz)', 'tensor(uint4)', 'tensor(int4)', 'tensor(float4e2m1)', 'tensor(float8e8m0)', 'tensor(uint2)', 'tensor(int2)', 'seq(tensor(uint8))', 'seq(tensor(uint16))', 'seq(tensor(uint32))', 'seq(tensor(uint64))', 'seq(tensor(int8))', 'seq(tensor(int16))', 'seq(tensor(int32))', 'seq(tensor(int64))', 'seq(tensor(bfloat16))', 'seq(tensor(float16))', 'seq(tensor(float))', 'seq(tensor(double))', 'seq(tensor(string))', 'seq(tensor(bool))', 'seq(tensor(complex64))', 'seq(tensor(complex128))', 'seq(tensor(float8e4m3fn))', 'seq(tensor(float8e4m3fnuz))', 'seq(tensor(float8e5m2))', 'seq(tensor(float8e5m2fnuz))', 'seq(tensor(uint4))', 'seq(tensor(int4))', 'seq(tensor(float4e2m1))', 'seq(tensor(float8e8m0))', 'seq(tensor(uint2))', 'seq(tensor(int2))', 'optional(seq(tensor(uint8)))', 'optional(seq(tensor(uint16)))', 'optional(seq(tensor(uint32)))', 'optional(seq(tensor(uint64)))', 'optional(seq(tensor(int8)))', 'optional(seq(tensor(int16)))', 'optional(seq(tensor(int32)))', 'optional(seq(tensor(int64)))', 'optional(seq(tensor(bfloat16)))', 'optional(seq(tensor(float16)))', 'optional(seq(tensor(float)))', 'optional(seq(tensor(double)))', 'optional(seq(tensor(string)))', 'optional(seq(tensor(bool)))', 'optional(seq(tensor(complex64)))', 'optional(seq(tensor(complex128)))', 'optional(tensor(uint8))', 'optional(tensor(uint16))', 'optional(tensor(uint32))', 'optional(tensor(uint64))', 'optional(tensor(int8))', 'optional(tensor(int16))', 'optional(tensor(int32))', 'optional(tensor(int64))', 'optional(tensor(bfloat16))', 'optional(tensor(float16))', 'optional(tensor(float))', 'optional(tensor(double))', 'optional(tensor(string))', 'optional(tensor(bool))', 'optional(tensor(complex64))', 'optional(tensor(complex128))', 'optional(tensor(float8e4m3fn))', 'optional(tensor(float8e4m3fnuz))', 'optional(tensor(float8e5m2))', 'optional(tensor(float8e5m2fnuz))', 'optional(tensor(uint4))', 'optional(tensor(int4))', 'optional(tensor(float4e2m1))', 'optional(tensor(float8e8m0))', 'optional(tensor(uint2))', 'optional(tensor(int2))'),
             'B': ('tensor(bool)',),
@@ -3042,7 +3120,8 @@ class ImageDecoderOp(OnnxOp):
 
     encoded_stream = operand_def()
     image = result_def()
-    pixel_format = opt_prop_def(StringAttr, prop_name='pixel_format')
+    pixel_format = opt_prop_def(AnyAttr(), prop_name='pixel_format')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3078,7 +3157,8 @@ class InstanceNormalizationOp(OnnxOp):
     scale = operand_def()
     B = operand_def()
     output = result_def()
-    epsilon = opt_prop_def(FloatAttr, prop_name='epsilon')
+    epsilon = opt_prop_def(AnyAttr(), prop_name='epsilon')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3112,8 +3192,9 @@ class IsInfOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    detect_negative = opt_prop_def(IntegerAttr, prop_name='detect_negative')
-    detect_positive = opt_prop_def(IntegerAttr, prop_name='detect_positive')
+    detect_negative = opt_prop_def(AnyAttr(), prop_name='detect_negative')
+    detect_positive = opt_prop_def(AnyAttr(), prop_name='detect_positive')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3147,6 +3228,7 @@ class IsNaNOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3182,10 +3264,11 @@ class LRNOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
-    beta = opt_prop_def(FloatAttr, prop_name='beta')
-    bias = opt_prop_def(FloatAttr, prop_name='bias')
-    size = prop_def(IntegerAttr, prop_name='size')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    beta = opt_prop_def(AnyAttr(), prop_name='beta')
+    bias = opt_prop_def(AnyAttr(), prop_name='bias')
+    size = prop_def(AnyAttr(), prop_name='size')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3230,15 +3313,16 @@ class LSTMOp(OnnxOp):
     Y = opt_result_def()
     Y_h = opt_result_def()
     Y_c = opt_result_def()
-    activation_alpha = opt_prop_def(DenseArrayBase, prop_name='activation_alpha')
-    activation_beta = opt_prop_def(DenseArrayBase, prop_name='activation_beta')
-    activations = opt_prop_def(ArrayAttr, prop_name='activations')
-    clip = opt_prop_def(FloatAttr, prop_name='clip')
-    direction = opt_prop_def(StringAttr, prop_name='direction')
-    hidden_size = opt_prop_def(IntegerAttr, prop_name='hidden_size')
-    input_forget = opt_prop_def(IntegerAttr, prop_name='input_forget')
-    layout = opt_prop_def(IntegerAttr, prop_name='layout')
+    activation_alpha = opt_prop_def(AnyAttr(), prop_name='activation_alpha')
+    activation_beta = opt_prop_def(AnyAttr(), prop_name='activation_beta')
+    activations = opt_prop_def(AnyAttr(), prop_name='activations')
+    clip = opt_prop_def(AnyAttr(), prop_name='clip')
+    direction = opt_prop_def(AnyAttr(), prop_name='direction')
+    hidden_size = opt_prop_def(AnyAttr(), prop_name='hidden_size')
+    input_forget = opt_prop_def(AnyAttr(), prop_name='input_forget')
+    layout = opt_prop_def(AnyAttr(), prop_name='layout')
     irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3312,10 +3396,11 @@ class LayerNormalizationOp(OnnxOp):
     Y = result_def()
     Mean = opt_result_def()
     InvStdDev = opt_result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    epsilon = opt_prop_def(FloatAttr, prop_name='epsilon')
-    stash_type = opt_prop_def(IntegerAttr, prop_name='stash_type')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    epsilon = opt_prop_def(AnyAttr(), prop_name='epsilon')
+    stash_type = opt_prop_def(AnyAttr(), prop_name='stash_type')
     irdl_options = (AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3356,7 +3441,8 @@ class LeakyReluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3390,6 +3476,7 @@ class LessOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3423,6 +3510,7 @@ class LessOrEqualOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3460,12 +3548,13 @@ class LinearAttentionOp(OnnxOp):
     beta = opt_operand_def()
     output = result_def()
     present_state = result_def()
-    chunk_size = opt_prop_def(IntegerAttr, prop_name='chunk_size')
-    kv_num_heads = prop_def(IntegerAttr, prop_name='kv_num_heads')
-    q_num_heads = prop_def(IntegerAttr, prop_name='q_num_heads')
-    scale = opt_prop_def(FloatAttr, prop_name='scale')
-    update_rule = opt_prop_def(StringAttr, prop_name='update_rule')
+    chunk_size = opt_prop_def(AnyAttr(), prop_name='chunk_size')
+    kv_num_heads = prop_def(AnyAttr(), prop_name='kv_num_heads')
+    q_num_heads = prop_def(AnyAttr(), prop_name='q_num_heads')
+    scale = opt_prop_def(AnyAttr(), prop_name='scale')
+    update_rule = opt_prop_def(AnyAttr(), prop_name='update_rule')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3508,6 +3597,7 @@ class LogOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3537,7 +3627,8 @@ class LogSoftmaxOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3573,6 +3664,7 @@ class LoopOp(OnnxOp):
     v_final_and_scan_outputs = var_result_def()
     body_ = region_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3609,8 +3701,9 @@ class LpNormalizationOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    p = opt_prop_def(IntegerAttr, prop_name='p')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    p = opt_prop_def(AnyAttr(), prop_name='p')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3652,13 +3745,14 @@ class LpPoolOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    ceil_mode = opt_prop_def(IntegerAttr, prop_name='ceil_mode')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    kernel_shape = prop_def(DenseArrayBase, prop_name='kernel_shape')
-    p = opt_prop_def(IntegerAttr, prop_name='p')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    ceil_mode = opt_prop_def(AnyAttr(), prop_name='ceil_mode')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    kernel_shape = prop_def(AnyAttr(), prop_name='kernel_shape')
+    p = opt_prop_def(AnyAttr(), prop_name='p')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3698,6 +3792,7 @@ class MatMulOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3734,6 +3829,7 @@ class MatMulIntegerOp(OnnxOp):
     b_zero_point = opt_operand_def()
     Y = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3771,6 +3867,7 @@ class MaxOp(OnnxOp):
 
     data_0 = var_operand_def()
     max = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3814,13 +3911,14 @@ class MaxPoolOp(OnnxOp):
     X = operand_def()
     Y = result_def()
     Indices = opt_result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    ceil_mode = opt_prop_def(IntegerAttr, prop_name='ceil_mode')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    kernel_shape = prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    storage_order = opt_prop_def(IntegerAttr, prop_name='storage_order')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    ceil_mode = opt_prop_def(AnyAttr(), prop_name='ceil_mode')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    kernel_shape = prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    storage_order = opt_prop_def(AnyAttr(), prop_name='storage_order')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3863,8 +3961,9 @@ class MaxRoiPoolOp(OnnxOp):
     X = operand_def()
     rois = operand_def()
     Y = result_def()
-    pooled_shape = prop_def(DenseArrayBase, prop_name='pooled_shape')
-    spatial_scale = opt_prop_def(FloatAttr, prop_name='spatial_scale')
+    pooled_shape = prop_def(AnyAttr(), prop_name='pooled_shape')
+    spatial_scale = opt_prop_def(AnyAttr(), prop_name='spatial_scale')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3906,9 +4005,10 @@ class MaxUnpoolOp(OnnxOp):
     I = operand_def()
     output_shape = opt_operand_def()
     output = result_def()
-    kernel_shape = prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    kernel_shape = prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3948,6 +4048,7 @@ class MeanOp(OnnxOp):
 
     data_0 = var_operand_def()
     mean = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -3978,7 +4079,8 @@ class MeanVarianceNormalizationOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    axes = opt_prop_def(DenseArrayBase, prop_name='axes')
+    axes = opt_prop_def(AnyAttr(), prop_name='axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4018,7 +4120,8 @@ class MelWeightMatrixOp(OnnxOp):
     lower_edge_hertz = operand_def()
     upper_edge_hertz = operand_def()
     output = result_def()
-    output_datatype = opt_prop_def(IntegerAttr, prop_name='output_datatype')
+    output_datatype = opt_prop_def(AnyAttr(), prop_name='output_datatype')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4059,6 +4162,7 @@ class MinOp(OnnxOp):
 
     data_0 = var_operand_def()
     min = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4088,6 +4192,7 @@ class MishOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4119,7 +4224,8 @@ class ModOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
-    fmod = opt_prop_def(IntegerAttr, prop_name='fmod')
+    fmod = opt_prop_def(AnyAttr(), prop_name='fmod')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4153,6 +4259,7 @@ class MulOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4184,9 +4291,9 @@ class MultinomialOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    sample_size = opt_prop_def(IntegerAttr, prop_name='sample_size')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    sample_size = opt_prop_def(AnyAttr(), prop_name='sample_size')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4222,6 +4329,7 @@ class NegOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4260,8 +4368,9 @@ class NegativeLogLikelihoodLossOp(OnnxOp):
     target = operand_def()
     weight = opt_operand_def()
     loss = result_def()
-    ignore_index = opt_prop_def(IntegerAttr, prop_name='ignore_index')
-    reduction = opt_prop_def(StringAttr, prop_name='reduction')
+    ignore_index = opt_prop_def(AnyAttr(), prop_name='ignore_index')
+    reduction = opt_prop_def(AnyAttr(), prop_name='reduction')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4312,8 +4421,9 @@ class NonMaxSuppressionOp(OnnxOp):
     iou_threshold = opt_operand_def()
     score_threshold = opt_operand_def()
     selected_indices = result_def()
-    center_point_box = opt_prop_def(IntegerAttr, prop_name='center_point_box')
+    center_point_box = opt_prop_def(AnyAttr(), prop_name='center_point_box')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4352,6 +4462,7 @@ class NonZeroOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4381,6 +4492,7 @@ class NotOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4423,7 +4535,8 @@ class OneHotOp(OnnxOp):
     depth = operand_def()
     values = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4461,6 +4574,7 @@ class OptionalOp(OnnxOp):
     input = opt_operand_def()
     output = result_def()
     type = opt_prop_def(AnyAttr(), prop_name='type')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4496,6 +4610,7 @@ class OptionalGetElementOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4528,6 +4643,7 @@ class OptionalHasElementOp(OnnxOp):
 
     input = opt_operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4560,6 +4676,7 @@ class OrOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4596,6 +4713,7 @@ class PReluOp(OnnxOp):
     X = operand_def()
     slope = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4631,8 +4749,9 @@ class PadOp(OnnxOp):
     constant_value = opt_operand_def()
     axes = opt_operand_def()
     output = result_def()
-    mode = opt_prop_def(StringAttr, prop_name='mode')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4672,6 +4791,7 @@ class PowOp(OnnxOp):
     X = operand_def()
     Y = operand_def()
     Z = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4716,12 +4836,13 @@ class QLinearConvOp(OnnxOp):
     y_zero_point = operand_def()
     B = opt_operand_def()
     y = result_def()
-    auto_pad = opt_prop_def(StringAttr, prop_name='auto_pad')
-    dilations = opt_prop_def(DenseArrayBase, prop_name='dilations')
-    group = opt_prop_def(IntegerAttr, prop_name='group')
-    kernel_shape = opt_prop_def(DenseArrayBase, prop_name='kernel_shape')
-    pads = opt_prop_def(DenseArrayBase, prop_name='pads')
-    strides = opt_prop_def(DenseArrayBase, prop_name='strides')
+    auto_pad = opt_prop_def(AnyAttr(), prop_name='auto_pad')
+    dilations = opt_prop_def(AnyAttr(), prop_name='dilations')
+    group = opt_prop_def(AnyAttr(), prop_name='group')
+    kernel_shape = opt_prop_def(AnyAttr(), prop_name='kernel_shape')
+    pads = opt_prop_def(AnyAttr(), prop_name='pads')
+    strides = opt_prop_def(AnyAttr(), prop_name='strides')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4790,6 +4911,7 @@ class QLinearMatMulOp(OnnxOp):
     y_scale = operand_def()
     y_zero_point = operand_def()
     y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4834,11 +4956,12 @@ class QuantizeLinearOp(OnnxOp):
     y_scale = operand_def()
     y_zero_point = opt_operand_def()
     y = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    block_size = opt_prop_def(IntegerAttr, prop_name='block_size')
-    output_dtype = opt_prop_def(IntegerAttr, prop_name='output_dtype')
-    precision = opt_prop_def(IntegerAttr, prop_name='precision')
-    saturate = opt_prop_def(IntegerAttr, prop_name='saturate')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    block_size = opt_prop_def(AnyAttr(), prop_name='block_size')
+    output_dtype = opt_prop_def(AnyAttr(), prop_name='output_dtype')
+    precision = opt_prop_def(AnyAttr(), prop_name='precision')
+    saturate = opt_prop_def(AnyAttr(), prop_name='saturate')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4897,9 +5020,10 @@ class RMSNormalizationOp(OnnxOp):
     X = operand_def()
     scale = operand_def()
     Y = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    epsilon = opt_prop_def(FloatAttr, prop_name='epsilon')
-    stash_type = opt_prop_def(IntegerAttr, prop_name='stash_type')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    epsilon = opt_prop_def(AnyAttr(), prop_name='epsilon')
+    stash_type = opt_prop_def(AnyAttr(), prop_name='stash_type')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4942,14 +5066,15 @@ class RNNOp(OnnxOp):
     initial_h = opt_operand_def()
     Y = opt_result_def()
     Y_h = opt_result_def()
-    activation_alpha = opt_prop_def(DenseArrayBase, prop_name='activation_alpha')
-    activation_beta = opt_prop_def(DenseArrayBase, prop_name='activation_beta')
-    activations = opt_prop_def(ArrayAttr, prop_name='activations')
-    clip = opt_prop_def(FloatAttr, prop_name='clip')
-    direction = opt_prop_def(StringAttr, prop_name='direction')
-    hidden_size = opt_prop_def(IntegerAttr, prop_name='hidden_size')
-    layout = opt_prop_def(IntegerAttr, prop_name='layout')
+    activation_alpha = opt_prop_def(AnyAttr(), prop_name='activation_alpha')
+    activation_beta = opt_prop_def(AnyAttr(), prop_name='activation_beta')
+    activations = opt_prop_def(AnyAttr(), prop_name='activations')
+    clip = opt_prop_def(AnyAttr(), prop_name='clip')
+    direction = opt_prop_def(AnyAttr(), prop_name='direction')
+    hidden_size = opt_prop_def(AnyAttr(), prop_name='hidden_size')
+    layout = opt_prop_def(AnyAttr(), prop_name='layout')
     irdl_options = (AttrSizedOperandSegments(as_property=True), AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -4995,11 +5120,11 @@ class RandomNormalOp(OnnxOp):
     name = "onnx.RandomNormal"
 
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    mean = opt_prop_def(FloatAttr, prop_name='mean')
-    scale = opt_prop_def(FloatAttr, prop_name='scale')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
-    shape = prop_def(DenseArrayBase, prop_name='shape')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    mean = opt_prop_def(AnyAttr(), prop_name='mean')
+    scale = opt_prop_def(AnyAttr(), prop_name='scale')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
+    shape = prop_def(AnyAttr(), prop_name='shape')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5035,10 +5160,10 @@ class RandomNormalLikeOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    mean = opt_prop_def(FloatAttr, prop_name='mean')
-    scale = opt_prop_def(FloatAttr, prop_name='scale')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    mean = opt_prop_def(AnyAttr(), prop_name='mean')
+    scale = opt_prop_def(AnyAttr(), prop_name='scale')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5074,11 +5199,11 @@ class RandomUniformOp(OnnxOp):
     name = "onnx.RandomUniform"
 
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    high = opt_prop_def(FloatAttr, prop_name='high')
-    low = opt_prop_def(FloatAttr, prop_name='low')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
-    shape = prop_def(DenseArrayBase, prop_name='shape')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    high = opt_prop_def(AnyAttr(), prop_name='high')
+    low = opt_prop_def(AnyAttr(), prop_name='low')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
+    shape = prop_def(AnyAttr(), prop_name='shape')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5114,10 +5239,10 @@ class RandomUniformLikeOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
-    high = opt_prop_def(FloatAttr, prop_name='high')
-    low = opt_prop_def(FloatAttr, prop_name='low')
-    seed = opt_prop_def(FloatAttr, prop_name='seed')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    high = opt_prop_def(AnyAttr(), prop_name='high')
+    low = opt_prop_def(AnyAttr(), prop_name='low')
+    seed = opt_prop_def(AnyAttr(), prop_name='seed')
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5156,7 +5281,8 @@ class RangeOp(OnnxOp):
     limit = operand_def()
     delta = operand_def()
     output = result_def()
-    stash_type = opt_prop_def(IntegerAttr, prop_name='stash_type')
+    stash_type = opt_prop_def(AnyAttr(), prop_name='stash_type')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5191,6 +5317,7 @@ class ReciprocalOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5224,8 +5351,9 @@ class ReduceL1Op(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5263,8 +5391,9 @@ class ReduceL2Op(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5303,8 +5432,9 @@ class ReduceLogSumOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5343,8 +5473,9 @@ class ReduceLogSumExpOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5383,8 +5514,9 @@ class ReduceMaxOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5422,8 +5554,9 @@ class ReduceMeanOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5462,8 +5595,9 @@ class ReduceMinOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5501,8 +5635,9 @@ class ReduceProdOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5540,8 +5675,9 @@ class ReduceSumOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5579,8 +5715,9 @@ class ReduceSumSquareOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     reduced = result_def()
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
-    noop_with_empty_axes = opt_prop_def(IntegerAttr, prop_name='noop_with_empty_axes')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    noop_with_empty_axes = opt_prop_def(AnyAttr(), prop_name='noop_with_empty_axes')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5617,7 +5754,8 @@ class RegexFullMatchOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    pattern = opt_prop_def(StringAttr, prop_name='pattern')
+    pattern = opt_prop_def(AnyAttr(), prop_name='pattern')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5651,6 +5789,7 @@ class ReluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5689,7 +5828,8 @@ class ReshapeOp(OnnxOp):
     data = operand_def()
     shape = operand_def()
     reshaped = result_def()
-    allowzero = opt_prop_def(IntegerAttr, prop_name='allowzero')
+    allowzero = opt_prop_def(AnyAttr(), prop_name='allowzero')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5728,16 +5868,17 @@ class ResizeOp(OnnxOp):
     scales = opt_operand_def()
     sizes = opt_operand_def()
     Y = result_def()
-    antialias = opt_prop_def(IntegerAttr, prop_name='antialias')
-    axes = opt_prop_def(DenseArrayBase, prop_name='axes')
-    coordinate_transformation_mode = opt_prop_def(StringAttr, prop_name='coordinate_transformation_mode')
-    cubic_coeff_a = opt_prop_def(FloatAttr, prop_name='cubic_coeff_a')
-    exclude_outside = opt_prop_def(IntegerAttr, prop_name='exclude_outside')
-    extrapolation_value = opt_prop_def(FloatAttr, prop_name='extrapolation_value')
-    keep_aspect_ratio_policy = opt_prop_def(StringAttr, prop_name='keep_aspect_ratio_policy')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
-    nearest_mode = opt_prop_def(StringAttr, prop_name='nearest_mode')
+    antialias = opt_prop_def(AnyAttr(), prop_name='antialias')
+    axes = opt_prop_def(AnyAttr(), prop_name='axes')
+    coordinate_transformation_mode = opt_prop_def(AnyAttr(), prop_name='coordinate_transformation_mode')
+    cubic_coeff_a = opt_prop_def(AnyAttr(), prop_name='cubic_coeff_a')
+    exclude_outside = opt_prop_def(AnyAttr(), prop_name='exclude_outside')
+    extrapolation_value = opt_prop_def(AnyAttr(), prop_name='extrapolation_value')
+    keep_aspect_ratio_policy = opt_prop_def(AnyAttr(), prop_name='keep_aspect_ratio_policy')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    nearest_mode = opt_prop_def(AnyAttr(), prop_name='nearest_mode')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5782,8 +5923,9 @@ class ReverseSequenceOp(OnnxOp):
     input = operand_def()
     sequence_lens = operand_def()
     Y = result_def()
-    batch_axis = opt_prop_def(IntegerAttr, prop_name='batch_axis')
-    time_axis = opt_prop_def(IntegerAttr, prop_name='time_axis')
+    batch_axis = opt_prop_def(AnyAttr(), prop_name='batch_axis')
+    time_axis = opt_prop_def(AnyAttr(), prop_name='time_axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5822,12 +5964,13 @@ class RoiAlignOp(OnnxOp):
     rois = operand_def()
     batch_indices = operand_def()
     Y = result_def()
-    coordinate_transformation_mode = opt_prop_def(StringAttr, prop_name='coordinate_transformation_mode')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
-    output_height = opt_prop_def(IntegerAttr, prop_name='output_height')
-    output_width = opt_prop_def(IntegerAttr, prop_name='output_width')
-    sampling_ratio = opt_prop_def(IntegerAttr, prop_name='sampling_ratio')
-    spatial_scale = opt_prop_def(FloatAttr, prop_name='spatial_scale')
+    coordinate_transformation_mode = opt_prop_def(AnyAttr(), prop_name='coordinate_transformation_mode')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    output_height = opt_prop_def(AnyAttr(), prop_name='output_height')
+    output_width = opt_prop_def(AnyAttr(), prop_name='output_width')
+    sampling_ratio = opt_prop_def(AnyAttr(), prop_name='sampling_ratio')
+    spatial_scale = opt_prop_def(AnyAttr(), prop_name='spatial_scale')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5874,9 +6017,10 @@ class RotaryEmbeddingOp(OnnxOp):
     sin_cache = operand_def()
     position_ids = opt_operand_def()
     Y = result_def()
-    interleaved = opt_prop_def(IntegerAttr, prop_name='interleaved')
-    num_heads = opt_prop_def(IntegerAttr, prop_name='num_heads')
-    rotary_embedding_dim = opt_prop_def(IntegerAttr, prop_name='rotary_embedding_dim')
+    interleaved = opt_prop_def(AnyAttr(), prop_name='interleaved')
+    num_heads = opt_prop_def(AnyAttr(), prop_name='num_heads')
+    rotary_embedding_dim = opt_prop_def(AnyAttr(), prop_name='rotary_embedding_dim')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5917,6 +6061,7 @@ class RoundOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5949,8 +6094,9 @@ class STFTOp(OnnxOp):
     window = opt_operand_def()
     frame_length = opt_operand_def()
     output = result_def()
-    onesided = opt_prop_def(IntegerAttr, prop_name='onesided')
+    onesided = opt_prop_def(AnyAttr(), prop_name='onesided')
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -5995,11 +6141,12 @@ class ScanOp(OnnxOp):
     initial_state_and_scan_inputs = var_operand_def()
     final_state_and_scan_outputs = var_result_def()
     body_ = region_def()
-    num_scan_inputs = prop_def(IntegerAttr, prop_name='num_scan_inputs')
-    scan_input_axes = opt_prop_def(DenseArrayBase, prop_name='scan_input_axes')
-    scan_input_directions = opt_prop_def(DenseArrayBase, prop_name='scan_input_directions')
-    scan_output_axes = opt_prop_def(DenseArrayBase, prop_name='scan_output_axes')
-    scan_output_directions = opt_prop_def(DenseArrayBase, prop_name='scan_output_directions')
+    num_scan_inputs = prop_def(AnyAttr(), prop_name='num_scan_inputs')
+    scan_input_axes = opt_prop_def(AnyAttr(), prop_name='scan_input_axes')
+    scan_input_directions = opt_prop_def(AnyAttr(), prop_name='scan_input_directions')
+    scan_output_axes = opt_prop_def(AnyAttr(), prop_name='scan_output_axes')
+    scan_output_directions = opt_prop_def(AnyAttr(), prop_name='scan_output_directions')
+    traits = traits_def(RecursiveMemoryEffect())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6038,7 +6185,8 @@ class ScatterOp(OnnxOp):
     indices = operand_def()
     updates = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6080,8 +6228,9 @@ class ScatterElementsOp(OnnxOp):
     indices = operand_def()
     updates = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    reduction = opt_prop_def(StringAttr, prop_name='reduction')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    reduction = opt_prop_def(AnyAttr(), prop_name='reduction')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6123,7 +6272,8 @@ class ScatterNDOp(OnnxOp):
     indices = operand_def()
     updates = operand_def()
     output = result_def()
-    reduction = opt_prop_def(StringAttr, prop_name='reduction')
+    reduction = opt_prop_def(AnyAttr(), prop_name='reduction')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6159,8 +6309,9 @@ class SeluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
-    gamma = opt_prop_def(FloatAttr, prop_name='gamma')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    gamma = opt_prop_def(AnyAttr(), prop_name='gamma')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6196,6 +6347,7 @@ class SequenceAtOp(OnnxOp):
     input_sequence = operand_def()
     position = operand_def()
     tensor = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6229,6 +6381,7 @@ class SequenceConstructOp(OnnxOp):
 
     inputs = var_operand_def()
     output_sequence = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6258,7 +6411,8 @@ class SequenceEmptyOp(OnnxOp):
     name = "onnx.SequenceEmpty"
 
     output = result_def()
-    dtype = opt_prop_def(IntegerAttr, prop_name='dtype')
+    dtype = opt_prop_def(AnyAttr(), prop_name='dtype')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6292,6 +6446,7 @@ class SequenceEraseOp(OnnxOp):
     input_sequence = operand_def()
     position = opt_operand_def()
     output_sequence = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6329,6 +6484,7 @@ class SequenceInsertOp(OnnxOp):
     tensor = operand_def()
     position = opt_operand_def()
     output_sequence = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6363,6 +6519,7 @@ class SequenceLengthOp(OnnxOp):
 
     input_sequence = operand_def()
     length = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6395,6 +6552,7 @@ class SequenceMapOp(OnnxOp):
     additional_inputs = var_operand_def()
     out_sequence = var_result_def()
     body_ = region_def()
+    traits = traits_def(RecursiveMemoryEffect())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6435,8 +6593,9 @@ class ShapeOp(OnnxOp):
 
     data = operand_def()
     shape = result_def()
-    end = opt_prop_def(IntegerAttr, prop_name='end')
-    start = opt_prop_def(IntegerAttr, prop_name='start')
+    end = opt_prop_def(AnyAttr(), prop_name='end')
+    start = opt_prop_def(AnyAttr(), prop_name='start')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6472,8 +6631,9 @@ class ShrinkOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    bias = opt_prop_def(FloatAttr, prop_name='bias')
-    lambd = opt_prop_def(FloatAttr, prop_name='lambd')
+    bias = opt_prop_def(AnyAttr(), prop_name='bias')
+    lambd = opt_prop_def(AnyAttr(), prop_name='lambd')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6507,6 +6667,7 @@ class SigmoidOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6537,6 +6698,7 @@ class SignOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6566,6 +6728,7 @@ class SinOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6595,6 +6758,7 @@ class SinhOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6625,6 +6789,7 @@ class SizeOp(OnnxOp):
 
     data = operand_def()
     size = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6662,6 +6827,7 @@ class SliceOp(OnnxOp):
     steps = opt_operand_def()
     output = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6696,7 +6862,8 @@ class SoftmaxOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6737,8 +6904,9 @@ class SoftmaxCrossEntropyLossOp(OnnxOp):
     weights = opt_operand_def()
     output = result_def()
     log_prob = opt_result_def()
-    ignore_index = opt_prop_def(IntegerAttr, prop_name='ignore_index')
-    reduction = opt_prop_def(StringAttr, prop_name='reduction')
+    ignore_index = opt_prop_def(AnyAttr(), prop_name='ignore_index')
+    reduction = opt_prop_def(AnyAttr(), prop_name='reduction')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6776,6 +6944,7 @@ class SoftplusOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6805,6 +6974,7 @@ class SoftsignOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6837,8 +7007,9 @@ class SpaceToDepthOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
-    blocksize = prop_def(IntegerAttr, prop_name='blocksize')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
+    blocksize = prop_def(AnyAttr(), prop_name='blocksize')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6876,8 +7047,9 @@ class SplitOp(OnnxOp):
     input = operand_def()
     split = opt_operand_def()
     outputs = var_result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    num_outputs = opt_prop_def(IntegerAttr, prop_name='num_outputs')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    num_outputs = opt_prop_def(AnyAttr(), prop_name='num_outputs')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6921,8 +7093,9 @@ class SplitToSequenceOp(OnnxOp):
     input = operand_def()
     split = opt_operand_def()
     output_sequence = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    keepdims = opt_prop_def(IntegerAttr, prop_name='keepdims')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    keepdims = opt_prop_def(AnyAttr(), prop_name='keepdims')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6960,6 +7133,7 @@ class SqrtOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -6993,6 +7167,7 @@ class SqueezeOp(OnnxOp):
     data = operand_def()
     axes = opt_operand_def()
     squeezed = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7025,6 +7200,7 @@ class StringConcatOp(OnnxOp):
     X = operand_def()
     Y = operand_def()
     Z = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7062,10 +7238,11 @@ class StringNormalizerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    case_change_action = opt_prop_def(StringAttr, prop_name='case_change_action')
-    is_case_sensitive = opt_prop_def(IntegerAttr, prop_name='is_case_sensitive')
-    locale = opt_prop_def(StringAttr, prop_name='locale')
-    stopwords = opt_prop_def(ArrayAttr, prop_name='stopwords')
+    case_change_action = opt_prop_def(AnyAttr(), prop_name='case_change_action')
+    is_case_sensitive = opt_prop_def(AnyAttr(), prop_name='is_case_sensitive')
+    locale = opt_prop_def(AnyAttr(), prop_name='locale')
+    stopwords = opt_prop_def(AnyAttr(), prop_name='stopwords')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7101,8 +7278,9 @@ class StringSplitOp(OnnxOp):
     X = operand_def()
     Y = result_def()
     Z = result_def()
-    delimiter = opt_prop_def(StringAttr, prop_name='delimiter')
-    maxsplit = opt_prop_def(IntegerAttr, prop_name='maxsplit')
+    delimiter = opt_prop_def(AnyAttr(), prop_name='delimiter')
+    maxsplit = opt_prop_def(AnyAttr(), prop_name='maxsplit')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7139,6 +7317,7 @@ class SubOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7172,6 +7351,7 @@ class SumOp(OnnxOp):
 
     data_0 = var_operand_def()
     sum = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7204,7 +7384,8 @@ class SwiGLUOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7238,7 +7419,8 @@ class SwishOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7270,6 +7452,7 @@ class TanOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7299,6 +7482,7 @@ class TanhOp(OnnxOp):
 
     input = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7332,8 +7516,9 @@ class TensorScatterOp(OnnxOp):
     update = operand_def()
     write_indices = opt_operand_def()
     present_cache = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    mode = opt_prop_def(StringAttr, prop_name='mode')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7373,15 +7558,16 @@ class TfIdfVectorizerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    max_gram_length = prop_def(IntegerAttr, prop_name='max_gram_length')
-    max_skip_count = prop_def(IntegerAttr, prop_name='max_skip_count')
-    min_gram_length = prop_def(IntegerAttr, prop_name='min_gram_length')
-    mode = prop_def(StringAttr, prop_name='mode')
-    ngram_counts = prop_def(DenseArrayBase, prop_name='ngram_counts')
-    ngram_indexes = prop_def(DenseArrayBase, prop_name='ngram_indexes')
-    pool_int64s = opt_prop_def(DenseArrayBase, prop_name='pool_int64s')
-    pool_strings = opt_prop_def(ArrayAttr, prop_name='pool_strings')
-    weights = opt_prop_def(DenseArrayBase, prop_name='weights')
+    max_gram_length = prop_def(AnyAttr(), prop_name='max_gram_length')
+    max_skip_count = prop_def(AnyAttr(), prop_name='max_skip_count')
+    min_gram_length = prop_def(AnyAttr(), prop_name='min_gram_length')
+    mode = prop_def(AnyAttr(), prop_name='mode')
+    ngram_counts = prop_def(AnyAttr(), prop_name='ngram_counts')
+    ngram_indexes = prop_def(AnyAttr(), prop_name='ngram_indexes')
+    pool_int64s = opt_prop_def(AnyAttr(), prop_name='pool_int64s')
+    pool_strings = opt_prop_def(AnyAttr(), prop_name='pool_strings')
+    weights = opt_prop_def(AnyAttr(), prop_name='weights')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7424,7 +7610,8 @@ class ThresholdedReluOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    alpha = opt_prop_def(FloatAttr, prop_name='alpha')
+    alpha = opt_prop_def(AnyAttr(), prop_name='alpha')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7459,6 +7646,7 @@ class TileOp(OnnxOp):
     input = operand_def()
     repeats = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7493,9 +7681,10 @@ class TopKOp(OnnxOp):
     K = operand_def()
     Values = result_def()
     Indices = result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    largest = opt_prop_def(IntegerAttr, prop_name='largest')
-    sorted = opt_prop_def(IntegerAttr, prop_name='sorted')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    largest = opt_prop_def(AnyAttr(), prop_name='largest')
+    sorted = opt_prop_def(AnyAttr(), prop_name='sorted')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7535,7 +7724,8 @@ class TransposeOp(OnnxOp):
 
     data = operand_def()
     transposed = result_def()
-    perm = opt_prop_def(DenseArrayBase, prop_name='perm')
+    perm = opt_prop_def(AnyAttr(), prop_name='perm')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7581,7 +7771,8 @@ class TriluOp(OnnxOp):
     input = operand_def()
     k = opt_operand_def()
     output = result_def()
-    upper = opt_prop_def(IntegerAttr, prop_name='upper')
+    upper = opt_prop_def(AnyAttr(), prop_name='upper')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7619,9 +7810,10 @@ class UniqueOp(OnnxOp):
     indices = opt_result_def()
     inverse_indices = opt_result_def()
     counts = opt_result_def()
-    axis = opt_prop_def(IntegerAttr, prop_name='axis')
-    sorted = opt_prop_def(IntegerAttr, prop_name='sorted')
+    axis = opt_prop_def(AnyAttr(), prop_name='axis')
+    sorted = opt_prop_def(AnyAttr(), prop_name='sorted')
     irdl_options = (AttrSizedResultSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7661,6 +7853,7 @@ class UnsqueezeOp(OnnxOp):
     data = operand_def()
     axes = operand_def()
     expanded = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7693,7 +7886,8 @@ class UpsampleOp(OnnxOp):
     X = operand_def()
     scales = operand_def()
     Y = result_def()
-    mode = opt_prop_def(StringAttr, prop_name='mode')
+    mode = opt_prop_def(AnyAttr(), prop_name='mode')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7730,6 +7924,7 @@ class WhereOp(OnnxOp):
     X = operand_def()
     Y = operand_def()
     output = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7764,6 +7959,7 @@ class XorOp(OnnxOp):
     A = operand_def()
     B = operand_def()
     C = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='',
@@ -7797,6 +7993,7 @@ class MlArrayFeatureExtractorOp(OnnxOp):
     X = operand_def()
     Y = operand_def()
     Z = result_def()
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -7828,7 +8025,8 @@ class MlBinarizerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    threshold = opt_prop_def(FloatAttr, prop_name='threshold')
+    threshold = opt_prop_def(AnyAttr(), prop_name='threshold')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -7862,9 +8060,10 @@ class MlCastMapOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    cast_to = opt_prop_def(StringAttr, prop_name='cast_to')
-    map_form = opt_prop_def(StringAttr, prop_name='map_form')
-    max_map = opt_prop_def(IntegerAttr, prop_name='max_map')
+    cast_to = opt_prop_def(AnyAttr(), prop_name='cast_to')
+    map_form = opt_prop_def(AnyAttr(), prop_name='map_form')
+    max_map = opt_prop_def(AnyAttr(), prop_name='max_map')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -7904,10 +8103,11 @@ class MlCategoryMapperOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    cats_int64s = opt_prop_def(DenseArrayBase, prop_name='cats_int64s')
-    cats_strings = opt_prop_def(ArrayAttr, prop_name='cats_strings')
-    default_int64 = opt_prop_def(IntegerAttr, prop_name='default_int64')
-    default_string = opt_prop_def(StringAttr, prop_name='default_string')
+    cats_int64s = opt_prop_def(AnyAttr(), prop_name='cats_int64s')
+    cats_strings = opt_prop_def(AnyAttr(), prop_name='cats_strings')
+    default_int64 = opt_prop_def(AnyAttr(), prop_name='default_int64')
+    default_string = opt_prop_def(AnyAttr(), prop_name='default_string')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -7953,8 +8153,9 @@ class MlDictVectorizerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    int64_vocabulary = opt_prop_def(DenseArrayBase, prop_name='int64_vocabulary')
-    string_vocabulary = opt_prop_def(ArrayAttr, prop_name='string_vocabulary')
+    int64_vocabulary = opt_prop_def(AnyAttr(), prop_name='int64_vocabulary')
+    string_vocabulary = opt_prop_def(AnyAttr(), prop_name='string_vocabulary')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -7991,7 +8192,8 @@ class MlFeatureVectorizerOp(OnnxOp):
 
     X = var_operand_def()
     Y = result_def()
-    inputdimensions = opt_prop_def(DenseArrayBase, prop_name='inputdimensions')
+    inputdimensions = opt_prop_def(AnyAttr(), prop_name='inputdimensions')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8033,10 +8235,11 @@ class MlImputerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    imputed_value_floats = opt_prop_def(DenseArrayBase, prop_name='imputed_value_floats')
-    imputed_value_int64s = opt_prop_def(DenseArrayBase, prop_name='imputed_value_int64s')
-    replaced_value_float = opt_prop_def(FloatAttr, prop_name='replaced_value_float')
-    replaced_value_int64 = opt_prop_def(IntegerAttr, prop_name='replaced_value_int64')
+    imputed_value_floats = opt_prop_def(AnyAttr(), prop_name='imputed_value_floats')
+    imputed_value_int64s = opt_prop_def(AnyAttr(), prop_name='imputed_value_int64s')
+    replaced_value_float = opt_prop_def(AnyAttr(), prop_name='replaced_value_float')
+    replaced_value_int64 = opt_prop_def(AnyAttr(), prop_name='replaced_value_int64')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8086,18 +8289,19 @@ class MlLabelEncoderOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    default_float = opt_prop_def(FloatAttr, prop_name='default_float')
-    default_int64 = opt_prop_def(IntegerAttr, prop_name='default_int64')
-    default_string = opt_prop_def(StringAttr, prop_name='default_string')
+    default_float = opt_prop_def(AnyAttr(), prop_name='default_float')
+    default_int64 = opt_prop_def(AnyAttr(), prop_name='default_int64')
+    default_string = opt_prop_def(AnyAttr(), prop_name='default_string')
     default_tensor = opt_prop_def(AnyAttr(), prop_name='default_tensor')
-    keys_floats = opt_prop_def(DenseArrayBase, prop_name='keys_floats')
-    keys_int64s = opt_prop_def(DenseArrayBase, prop_name='keys_int64s')
-    keys_strings = opt_prop_def(ArrayAttr, prop_name='keys_strings')
+    keys_floats = opt_prop_def(AnyAttr(), prop_name='keys_floats')
+    keys_int64s = opt_prop_def(AnyAttr(), prop_name='keys_int64s')
+    keys_strings = opt_prop_def(AnyAttr(), prop_name='keys_strings')
     keys_tensor = opt_prop_def(AnyAttr(), prop_name='keys_tensor')
-    values_floats = opt_prop_def(DenseArrayBase, prop_name='values_floats')
-    values_int64s = opt_prop_def(DenseArrayBase, prop_name='values_int64s')
-    values_strings = opt_prop_def(ArrayAttr, prop_name='values_strings')
+    values_floats = opt_prop_def(AnyAttr(), prop_name='values_floats')
+    values_int64s = opt_prop_def(AnyAttr(), prop_name='values_int64s')
+    values_strings = opt_prop_def(AnyAttr(), prop_name='values_strings')
     values_tensor = opt_prop_def(AnyAttr(), prop_name='values_tensor')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8142,12 +8346,13 @@ class MlLinearClassifierOp(OnnxOp):
     X = operand_def()
     Y = result_def()
     Z = result_def()
-    classlabels_ints = opt_prop_def(DenseArrayBase, prop_name='classlabels_ints')
-    classlabels_strings = opt_prop_def(ArrayAttr, prop_name='classlabels_strings')
-    coefficients = prop_def(DenseArrayBase, prop_name='coefficients')
-    intercepts = opt_prop_def(DenseArrayBase, prop_name='intercepts')
-    multi_class = opt_prop_def(IntegerAttr, prop_name='multi_class')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
+    classlabels_ints = opt_prop_def(AnyAttr(), prop_name='classlabels_ints')
+    classlabels_strings = opt_prop_def(AnyAttr(), prop_name='classlabels_strings')
+    coefficients = prop_def(AnyAttr(), prop_name='coefficients')
+    intercepts = opt_prop_def(AnyAttr(), prop_name='intercepts')
+    multi_class = opt_prop_def(AnyAttr(), prop_name='multi_class')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8190,10 +8395,11 @@ class MlLinearRegressorOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    coefficients = opt_prop_def(DenseArrayBase, prop_name='coefficients')
-    intercepts = opt_prop_def(DenseArrayBase, prop_name='intercepts')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
-    targets = opt_prop_def(IntegerAttr, prop_name='targets')
+    coefficients = opt_prop_def(AnyAttr(), prop_name='coefficients')
+    intercepts = opt_prop_def(AnyAttr(), prop_name='intercepts')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    targets = opt_prop_def(AnyAttr(), prop_name='targets')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8233,7 +8439,8 @@ class MlNormalizerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    norm = opt_prop_def(StringAttr, prop_name='norm')
+    norm = opt_prop_def(AnyAttr(), prop_name='norm')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8271,9 +8478,10 @@ class MlOneHotEncoderOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    cats_int64s = opt_prop_def(DenseArrayBase, prop_name='cats_int64s')
-    cats_strings = opt_prop_def(ArrayAttr, prop_name='cats_strings')
-    zeros = opt_prop_def(IntegerAttr, prop_name='zeros')
+    cats_int64s = opt_prop_def(AnyAttr(), prop_name='cats_int64s')
+    cats_strings = opt_prop_def(AnyAttr(), prop_name='cats_strings')
+    zeros = opt_prop_def(AnyAttr(), prop_name='zeros')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8308,17 +8516,18 @@ class MlSVMClassifierOp(OnnxOp):
     X = operand_def()
     Y = result_def()
     Z = result_def()
-    classlabels_ints = opt_prop_def(DenseArrayBase, prop_name='classlabels_ints')
-    classlabels_strings = opt_prop_def(ArrayAttr, prop_name='classlabels_strings')
-    coefficients = opt_prop_def(DenseArrayBase, prop_name='coefficients')
-    kernel_params = opt_prop_def(DenseArrayBase, prop_name='kernel_params')
-    kernel_type = opt_prop_def(StringAttr, prop_name='kernel_type')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
-    prob_a = opt_prop_def(DenseArrayBase, prop_name='prob_a')
-    prob_b = opt_prop_def(DenseArrayBase, prop_name='prob_b')
-    rho = opt_prop_def(DenseArrayBase, prop_name='rho')
-    support_vectors = opt_prop_def(DenseArrayBase, prop_name='support_vectors')
-    vectors_per_class = opt_prop_def(DenseArrayBase, prop_name='vectors_per_class')
+    classlabels_ints = opt_prop_def(AnyAttr(), prop_name='classlabels_ints')
+    classlabels_strings = opt_prop_def(AnyAttr(), prop_name='classlabels_strings')
+    coefficients = opt_prop_def(AnyAttr(), prop_name='coefficients')
+    kernel_params = opt_prop_def(AnyAttr(), prop_name='kernel_params')
+    kernel_type = opt_prop_def(AnyAttr(), prop_name='kernel_type')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    prob_a = opt_prop_def(AnyAttr(), prop_name='prob_a')
+    prob_b = opt_prop_def(AnyAttr(), prop_name='prob_b')
+    rho = opt_prop_def(AnyAttr(), prop_name='rho')
+    support_vectors = opt_prop_def(AnyAttr(), prop_name='support_vectors')
+    vectors_per_class = opt_prop_def(AnyAttr(), prop_name='vectors_per_class')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8362,14 +8571,15 @@ class MlSVMRegressorOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    coefficients = opt_prop_def(DenseArrayBase, prop_name='coefficients')
-    kernel_params = opt_prop_def(DenseArrayBase, prop_name='kernel_params')
-    kernel_type = opt_prop_def(StringAttr, prop_name='kernel_type')
-    n_supports = opt_prop_def(IntegerAttr, prop_name='n_supports')
-    one_class = opt_prop_def(IntegerAttr, prop_name='one_class')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
-    rho = opt_prop_def(DenseArrayBase, prop_name='rho')
-    support_vectors = opt_prop_def(DenseArrayBase, prop_name='support_vectors')
+    coefficients = opt_prop_def(AnyAttr(), prop_name='coefficients')
+    kernel_params = opt_prop_def(AnyAttr(), prop_name='kernel_params')
+    kernel_type = opt_prop_def(AnyAttr(), prop_name='kernel_type')
+    n_supports = opt_prop_def(AnyAttr(), prop_name='n_supports')
+    one_class = opt_prop_def(AnyAttr(), prop_name='one_class')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    rho = opt_prop_def(AnyAttr(), prop_name='rho')
+    support_vectors = opt_prop_def(AnyAttr(), prop_name='support_vectors')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8409,8 +8619,9 @@ class MlScalerOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    offset = opt_prop_def(DenseArrayBase, prop_name='offset')
-    scale = opt_prop_def(DenseArrayBase, prop_name='scale')
+    offset = opt_prop_def(AnyAttr(), prop_name='offset')
+    scale = opt_prop_def(AnyAttr(), prop_name='scale')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8446,22 +8657,23 @@ class MlTreeEnsembleOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    aggregate_function = opt_prop_def(IntegerAttr, prop_name='aggregate_function')
-    leaf_targetids = prop_def(DenseArrayBase, prop_name='leaf_targetids')
+    aggregate_function = opt_prop_def(AnyAttr(), prop_name='aggregate_function')
+    leaf_targetids = prop_def(AnyAttr(), prop_name='leaf_targetids')
     leaf_weights = prop_def(AnyAttr(), prop_name='leaf_weights')
     membership_values = opt_prop_def(AnyAttr(), prop_name='membership_values')
-    n_targets = opt_prop_def(IntegerAttr, prop_name='n_targets')
-    nodes_falseleafs = prop_def(DenseArrayBase, prop_name='nodes_falseleafs')
-    nodes_falsenodeids = prop_def(DenseArrayBase, prop_name='nodes_falsenodeids')
-    nodes_featureids = prop_def(DenseArrayBase, prop_name='nodes_featureids')
+    n_targets = opt_prop_def(AnyAttr(), prop_name='n_targets')
+    nodes_falseleafs = prop_def(AnyAttr(), prop_name='nodes_falseleafs')
+    nodes_falsenodeids = prop_def(AnyAttr(), prop_name='nodes_falsenodeids')
+    nodes_featureids = prop_def(AnyAttr(), prop_name='nodes_featureids')
     nodes_hitrates = opt_prop_def(AnyAttr(), prop_name='nodes_hitrates')
-    nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase, prop_name='nodes_missing_value_tracks_true')
+    nodes_missing_value_tracks_true = opt_prop_def(AnyAttr(), prop_name='nodes_missing_value_tracks_true')
     nodes_modes = prop_def(AnyAttr(), prop_name='nodes_modes')
     nodes_splits = prop_def(AnyAttr(), prop_name='nodes_splits')
-    nodes_trueleafs = prop_def(DenseArrayBase, prop_name='nodes_trueleafs')
-    nodes_truenodeids = prop_def(DenseArrayBase, prop_name='nodes_truenodeids')
-    post_transform = opt_prop_def(IntegerAttr, prop_name='post_transform')
-    tree_roots = prop_def(DenseArrayBase, prop_name='tree_roots')
+    nodes_trueleafs = prop_def(AnyAttr(), prop_name='nodes_trueleafs')
+    nodes_truenodeids = prop_def(AnyAttr(), prop_name='nodes_truenodeids')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    tree_roots = prop_def(AnyAttr(), prop_name='tree_roots')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8519,27 +8731,28 @@ class MlTreeEnsembleClassifierOp(OnnxOp):
     X = operand_def()
     Y = result_def()
     Z = result_def()
-    base_values = opt_prop_def(DenseArrayBase, prop_name='base_values')
+    base_values = opt_prop_def(AnyAttr(), prop_name='base_values')
     base_values_as_tensor = opt_prop_def(AnyAttr(), prop_name='base_values_as_tensor')
-    class_ids = opt_prop_def(DenseArrayBase, prop_name='class_ids')
-    class_nodeids = opt_prop_def(DenseArrayBase, prop_name='class_nodeids')
-    class_treeids = opt_prop_def(DenseArrayBase, prop_name='class_treeids')
-    class_weights = opt_prop_def(DenseArrayBase, prop_name='class_weights')
+    class_ids = opt_prop_def(AnyAttr(), prop_name='class_ids')
+    class_nodeids = opt_prop_def(AnyAttr(), prop_name='class_nodeids')
+    class_treeids = opt_prop_def(AnyAttr(), prop_name='class_treeids')
+    class_weights = opt_prop_def(AnyAttr(), prop_name='class_weights')
     class_weights_as_tensor = opt_prop_def(AnyAttr(), prop_name='class_weights_as_tensor')
-    classlabels_int64s = opt_prop_def(DenseArrayBase, prop_name='classlabels_int64s')
-    classlabels_strings = opt_prop_def(ArrayAttr, prop_name='classlabels_strings')
-    nodes_falsenodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_falsenodeids')
-    nodes_featureids = opt_prop_def(DenseArrayBase, prop_name='nodes_featureids')
-    nodes_hitrates = opt_prop_def(DenseArrayBase, prop_name='nodes_hitrates')
+    classlabels_int64s = opt_prop_def(AnyAttr(), prop_name='classlabels_int64s')
+    classlabels_strings = opt_prop_def(AnyAttr(), prop_name='classlabels_strings')
+    nodes_falsenodeids = opt_prop_def(AnyAttr(), prop_name='nodes_falsenodeids')
+    nodes_featureids = opt_prop_def(AnyAttr(), prop_name='nodes_featureids')
+    nodes_hitrates = opt_prop_def(AnyAttr(), prop_name='nodes_hitrates')
     nodes_hitrates_as_tensor = opt_prop_def(AnyAttr(), prop_name='nodes_hitrates_as_tensor')
-    nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase, prop_name='nodes_missing_value_tracks_true')
-    nodes_modes = opt_prop_def(ArrayAttr, prop_name='nodes_modes')
-    nodes_nodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_nodeids')
-    nodes_treeids = opt_prop_def(DenseArrayBase, prop_name='nodes_treeids')
-    nodes_truenodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_truenodeids')
-    nodes_values = opt_prop_def(DenseArrayBase, prop_name='nodes_values')
+    nodes_missing_value_tracks_true = opt_prop_def(AnyAttr(), prop_name='nodes_missing_value_tracks_true')
+    nodes_modes = opt_prop_def(AnyAttr(), prop_name='nodes_modes')
+    nodes_nodeids = opt_prop_def(AnyAttr(), prop_name='nodes_nodeids')
+    nodes_treeids = opt_prop_def(AnyAttr(), prop_name='nodes_treeids')
+    nodes_truenodeids = opt_prop_def(AnyAttr(), prop_name='nodes_truenodeids')
+    nodes_values = opt_prop_def(AnyAttr(), prop_name='nodes_values')
     nodes_values_as_tensor = opt_prop_def(AnyAttr(), prop_name='nodes_values_as_tensor')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8602,27 +8815,28 @@ class MlTreeEnsembleRegressorOp(OnnxOp):
 
     X = operand_def()
     Y = result_def()
-    aggregate_function = opt_prop_def(StringAttr, prop_name='aggregate_function')
-    base_values = opt_prop_def(DenseArrayBase, prop_name='base_values')
+    aggregate_function = opt_prop_def(AnyAttr(), prop_name='aggregate_function')
+    base_values = opt_prop_def(AnyAttr(), prop_name='base_values')
     base_values_as_tensor = opt_prop_def(AnyAttr(), prop_name='base_values_as_tensor')
-    n_targets = opt_prop_def(IntegerAttr, prop_name='n_targets')
-    nodes_falsenodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_falsenodeids')
-    nodes_featureids = opt_prop_def(DenseArrayBase, prop_name='nodes_featureids')
-    nodes_hitrates = opt_prop_def(DenseArrayBase, prop_name='nodes_hitrates')
+    n_targets = opt_prop_def(AnyAttr(), prop_name='n_targets')
+    nodes_falsenodeids = opt_prop_def(AnyAttr(), prop_name='nodes_falsenodeids')
+    nodes_featureids = opt_prop_def(AnyAttr(), prop_name='nodes_featureids')
+    nodes_hitrates = opt_prop_def(AnyAttr(), prop_name='nodes_hitrates')
     nodes_hitrates_as_tensor = opt_prop_def(AnyAttr(), prop_name='nodes_hitrates_as_tensor')
-    nodes_missing_value_tracks_true = opt_prop_def(DenseArrayBase, prop_name='nodes_missing_value_tracks_true')
-    nodes_modes = opt_prop_def(ArrayAttr, prop_name='nodes_modes')
-    nodes_nodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_nodeids')
-    nodes_treeids = opt_prop_def(DenseArrayBase, prop_name='nodes_treeids')
-    nodes_truenodeids = opt_prop_def(DenseArrayBase, prop_name='nodes_truenodeids')
-    nodes_values = opt_prop_def(DenseArrayBase, prop_name='nodes_values')
+    nodes_missing_value_tracks_true = opt_prop_def(AnyAttr(), prop_name='nodes_missing_value_tracks_true')
+    nodes_modes = opt_prop_def(AnyAttr(), prop_name='nodes_modes')
+    nodes_nodeids = opt_prop_def(AnyAttr(), prop_name='nodes_nodeids')
+    nodes_treeids = opt_prop_def(AnyAttr(), prop_name='nodes_treeids')
+    nodes_truenodeids = opt_prop_def(AnyAttr(), prop_name='nodes_truenodeids')
+    nodes_values = opt_prop_def(AnyAttr(), prop_name='nodes_values')
     nodes_values_as_tensor = opt_prop_def(AnyAttr(), prop_name='nodes_values_as_tensor')
-    post_transform = opt_prop_def(StringAttr, prop_name='post_transform')
-    target_ids = opt_prop_def(DenseArrayBase, prop_name='target_ids')
-    target_nodeids = opt_prop_def(DenseArrayBase, prop_name='target_nodeids')
-    target_treeids = opt_prop_def(DenseArrayBase, prop_name='target_treeids')
-    target_weights = opt_prop_def(DenseArrayBase, prop_name='target_weights')
+    post_transform = opt_prop_def(AnyAttr(), prop_name='post_transform')
+    target_ids = opt_prop_def(AnyAttr(), prop_name='target_ids')
+    target_nodeids = opt_prop_def(AnyAttr(), prop_name='target_nodeids')
+    target_treeids = opt_prop_def(AnyAttr(), prop_name='target_treeids')
+    target_weights = opt_prop_def(AnyAttr(), prop_name='target_weights')
     target_weights_as_tensor = opt_prop_def(AnyAttr(), prop_name='target_weights_as_tensor')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',
@@ -8678,8 +8892,9 @@ class MlZipMapOp(OnnxOp):
 
     X = operand_def()
     Z = result_def()
-    classlabels_int64s = opt_prop_def(DenseArrayBase, prop_name='classlabels_int64s')
-    classlabels_strings = opt_prop_def(ArrayAttr, prop_name='classlabels_strings')
+    classlabels_int64s = opt_prop_def(AnyAttr(), prop_name='classlabels_int64s')
+    classlabels_strings = opt_prop_def(AnyAttr(), prop_name='classlabels_strings')
+    traits = traits_def(Pure())
 
     SCHEMA: ClassVar[OpSchema] = OpSchema(
         domain='ai.onnx.ml',

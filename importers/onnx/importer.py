@@ -83,6 +83,7 @@ def import_loaded(loaded: loader.LoadedModel, *, upgrade: bool = True) -> Module
     model = loaded.model
     source = loaded.source
     model = loader.inline_functions(model)
+    loader.validate_external_data(model, loaded.base_dir, source)
     loader.check(model, source)
     original = {domain_key(o.domain): o.version for o in model.opset_import}
     if upgrade:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import onnx
 import onnx.checker
+import onnx.defs
 import onnx.inliner
 import onnx.parser
 import onnx.shape_inference
@@ -158,11 +159,43 @@ def read_external_data(tensor: TensorProto, base_dir: Path | None, source: str) 
 
 
 def check(model: ModelProto, source: str) -> None:
-    """Run ONNX's structural checker, reporting its first complaint in one line."""
+    """Run ONNX's structural checker, reporting its first complaint in one line.
+
+    The checker resolves external data against the current directory, not the
+    model's folder, so tensors stored outside the file are checked by
+    `external_data_path` instead and hidden from it here.
+    """
     try:
-        onnx.checker.check_model(model)
+        onnx.checker.check_model(_without_external_initializers(model))
     except (onnx.checker.ValidationError, ValueError) as err:
         raise RungError(f"'{source}' is not a valid ONNX model: {_first_line(err)}") from None
+
+
+def _without_external_initializers(model: ModelProto) -> ModelProto:
+    """A copy in which external initializers become typed graph inputs."""
+    graph = model.graph
+    external = [t for t in graph.initializer if t.data_location == TensorProto.EXTERNAL]
+    if not external:
+        return model
+    copy = ModelProto()
+    copy.CopyFrom(model)
+    keep = [t for t in copy.graph.initializer if t.data_location != TensorProto.EXTERNAL]
+    del copy.graph.initializer[:]
+    copy.graph.initializer.extend(keep)
+    declared = {vi.name for vi in copy.graph.input}
+    for tensor in external:
+        if tensor.name not in declared:
+            copy.graph.input.append(
+                onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
+            )
+    return copy
+
+
+def validate_external_data(model: ModelProto, base_dir: Path | None, source: str) -> None:
+    """Check every external-data location of the main graph before anything reads it."""
+    for tensor in model.graph.initializer:
+        if tensor.data_location == TensorProto.EXTERNAL:
+            external_data_path(tensor, base_dir, source)
 
 
 def inline_functions(model: ModelProto) -> ModelProto:
@@ -173,17 +206,63 @@ def inline_functions(model: ModelProto) -> ModelProto:
 
 
 def infer_shapes(model: ModelProto, source: str) -> ModelProto:
-    """ONNX shape inference with data propagation; inconsistencies are errors."""
+    """ONNX shape inference with data propagation; inconsistencies are errors.
+
+    The model's external data is not loaded at this point, so even a model
+    whose weights exceed protobuf's 2 GB limit is small here.
+    """
     try:
-        return onnx.shape_inference.infer_shapes(
-            model, check_type=True, strict_mode=True, data_prop=True
-        )
+        return _infer(model)
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as err:
-        raise RungError(f"'{source}': inconsistent graph: {_first_line(err)}") from None
-    except ValueError as err:
-        # The in-memory variant refuses models over 2 GB; infer on the weightless
-        # graph instead, which is what shape inference needs anyway.
-        raise RungError(f"'{source}': shape inference failed: {_first_line(err)}") from None
+        first_error = err
+    # ONNX infers function-bodied ops (e.g. MeanVarianceNormalization) by
+    # expanding their bodies, and some bodies break when an attribute they
+    # reference is left at its default. Spelling the defaults out is
+    # semantically neutral, so try that before calling the graph inconsistent.
+    explicit = _with_function_defaults(model)
+    if explicit is not None:
+        try:
+            return _infer(explicit)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+            pass
+    raise RungError(f"'{source}': inconsistent graph: {_first_line(first_error)}") from None
+
+
+def _infer(model: ModelProto) -> ModelProto:
+    return onnx.shape_inference.infer_shapes(
+        model, check_type=True, strict_mode=True, data_prop=True
+    )
+
+
+def _with_function_defaults(model: ModelProto) -> ModelProto | None:
+    """A copy with omitted attribute defaults of function-bodied ops written out.
+
+    Returns None when there is nothing to write out.
+    """
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None:
+        return None
+    copy = ModelProto()
+    copy.CopyFrom(model)
+    changed = False
+    for node in copy.graph.node:
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opset)
+        except onnx.defs.SchemaError:
+            continue
+        if not schema.has_function:
+            continue
+        present = {a.name for a in node.attribute}
+        for name, attr in schema.attributes.items():
+            default = attr.default_value
+            if name not in present and default is not None and default.name:
+                attr_copy = node.attribute.add()
+                attr_copy.CopyFrom(default)
+                attr_copy.name = name
+                changed = True
+    return copy if changed else None
 
 
 def _first_line(err: Exception) -> str:

@@ -1,0 +1,286 @@
+"""The passes and named pipelines rung knows, and how pipeline text becomes passes.
+
+Every pass `opt -p` can run, and every named pipeline (`lower-to-core`, …),
+is looked up in a `Registry`. Keeping that table here, rather than inside the
+`opt` tool, lets every part of rung (the lowering packages, `rung compile`,
+tests, plugins) register and run passes the same way.
+
+rung's own passes and pipelines are declared once, at the bottom of this
+module, with `register_pass` / `register_pipeline`. Passes are registered as
+*factories* that import the pass class on first use, so that `opt --help` and
+`opt` on a small file do not pay for importing every lowering package:
+
+    def _onnx_to_core() -> type[ModulePass]:
+        from rung.lowering.onnx_to_core import OnnxToCorePass
+
+        return OnnxToCorePass
+
+    register_pass("convert-onnx-to-core", _onnx_to_core)
+    register_pipeline("lower-to-core", "convert-onnx-to-core,canonicalize,cse",
+                      "lower the onnx dialect to the core dialect")
+
+`default_registry()` gives a fresh `Registry` holding xDSL's passes
+(`canonicalize`, `cse`, `dce`, …) and rung's. Each `opt` run takes its own
+copy and lets plugins add to it, so one run's plugins never leak into the next.
+
+A named pipeline is pipeline text (`"canonicalize,cse"`) under a name. Where
+it appears in other pipeline text it is expanded in place, so
+`-p 'lower-to-core,dce'` runs the pipeline's passes one by one (and
+`--print-between-passes` shows each of them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
+from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from rung.errors import RungError
+
+PassFactory = Callable[[], type[ModulePass]]
+"""A function returning a pass class; called only when the pass is used."""
+
+_NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """A named pipeline: pipeline text run under one name, with a help line."""
+
+    name: str
+    text: str
+    help: str
+    origin: str = "rung"
+
+
+class Registry:
+    """Passes and named pipelines, by name.
+
+    Names are unique across passes and pipelines: registering a name twice is
+    an error that names both owners, unless it is the very same pass or
+    pipeline again (loading a plugin twice is harmless).
+    """
+
+    def __init__(self) -> None:
+        self.passes: dict[str, PassFactory] = {}
+        self.pass_origins: dict[str, str] = {}
+        self.pipelines: dict[str, Pipeline] = {}
+        self._pass_classes: dict[str, type[ModulePass]] = {}
+
+    def copy(self) -> Registry:
+        """An independent registry with the same entries."""
+        other = Registry()
+        other.passes = dict(self.passes)
+        other.pass_origins = dict(self.pass_origins)
+        other.pipelines = dict(self.pipelines)
+        other._pass_classes = dict(self._pass_classes)
+        return other
+
+    # ---- registering -------------------------------------------------------
+
+    def register_pass(self, name: str, factory: PassFactory, *, origin: str = "rung") -> None:
+        """Register a pass under `name`, loaded lazily through `factory`."""
+        self._check_free(name, origin, kind="pass")
+        self.passes[name] = factory
+        self.pass_origins[name] = origin
+
+    def add_pass(self, pass_class: type[ModulePass], *, origin: str = "rung") -> None:
+        """Register a `ModulePass` subclass under its `name`."""
+        if not (isinstance(pass_class, type) and issubclass(pass_class, ModulePass)):
+            raise RungError(f"add_pass expects a ModulePass subclass, got {_describe(pass_class)}")
+        name = getattr(pass_class, "name", None)
+        if not isinstance(name, str) or not name:
+            raise RungError(
+                f"pass class {pass_class.__qualname__} has no 'name' "
+                '(set a class attribute such as name = "my-pass")'
+            )
+        if self._pass_classes.get(name) is pass_class:
+            return
+        self._check_free(name, origin, kind="pass")
+        self.passes[name] = lambda: pass_class
+        self.pass_origins[name] = origin
+        self._pass_classes[name] = pass_class
+
+    def add_pipeline(self, name: str, text: str, help: str, *, origin: str = "rung") -> None:
+        """Register pipeline `text` (e.g. "canonicalize,cse") under `name`.
+
+        The text's syntax is checked now; the passes it names are looked up
+        when the pipeline is used, so a pipeline may name passes that another
+        plugin registers later.
+        """
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise RungError(
+                f"invalid pipeline name {name!r}: use lower-case words joined by '-', "
+                "e.g. 'my-cleanup'"
+            )
+        if not isinstance(text, str) or not text.strip():
+            raise RungError(f"pipeline '{name}' has no passes")
+        _parse_text(text, f"pipeline '{name}'")
+        pipeline = Pipeline(name, text, help or "", origin)
+        existing = self.pipelines.get(name)
+        if existing is not None and (existing.text, existing.help) == (text, pipeline.help):
+            return
+        self._check_free(name, origin, kind="pipeline")
+        self.pipelines[name] = pipeline
+
+    def _check_free(self, name: str, origin: str, *, kind: str) -> None:
+        """A silent override would make `-p name` run something else than asked."""
+        if name in self.passes:
+            owner = self.pass_origins.get(name, "rung")
+            raise RungError(
+                f"cannot register {kind} '{name}' from {origin}: "
+                f"a pass of that name is already registered by {owner}"
+            )
+        if name in self.pipelines:
+            owner = self.pipelines[name].origin
+            raise RungError(
+                f"cannot register {kind} '{name}' from {origin}: "
+                f"a pipeline of that name is already registered by {owner}"
+            )
+
+    # ---- using -------------------------------------------------------------
+
+    def pass_class(self, name: str) -> type[ModulePass]:
+        """The class of the pass registered as `name`."""
+        if name not in self.passes:
+            raise RungError(self._unknown(name))
+        return self.passes[name]()
+
+    def expand(self, text: str) -> list[ArgSpec]:
+        """Parse pipeline text into pass specs, with named pipelines expanded.
+
+        Raises RungError for a syntax error, an unknown name, options given to
+        a named pipeline, or a pipeline that includes itself.
+        """
+        return self._expand(text, (), "pass pipeline")
+
+    def _expand(self, text: str, stack: tuple[str, ...], what: str) -> list[ArgSpec]:
+        specs: list[ArgSpec] = []
+        for spec in _parse_text(text, what):
+            if spec.name in self.pipelines:
+                if spec.parameters:
+                    raise RungError(
+                        f"pipeline '{spec.name}' takes no options (got '{spec}'); "
+                        "give options to the passes it runs instead"
+                    )
+                if spec.name in stack:
+                    cycle = " -> ".join((*stack, spec.name))
+                    raise RungError(f"pipeline '{spec.name}' includes itself: {cycle}")
+                inner = self.pipelines[spec.name]
+                specs.extend(
+                    self._expand(inner.text, (*stack, spec.name), f"pipeline '{spec.name}'")
+                )
+            elif spec.name in self.passes:
+                specs.append(spec)
+            else:
+                where = f" (in pipeline '{stack[-1]}')" if stack else ""
+                raise RungError(self._unknown(spec.name) + where)
+        return specs
+
+    def build(self, text: str, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
+        """A PassPipeline for pipeline text such as "canonicalize,my-pass{n=2}"."""
+        passes = tuple(self.instantiate(spec) for spec in self.expand(text))
+        return PassPipeline(passes, callback)
+
+    def instantiate(self, spec: ArgSpec) -> ModulePass:
+        """One pass object from its spec, its options checked and converted."""
+        cls = self.pass_class(spec.name)
+        try:
+            return cls.from_pass_spec(spec)
+        except (ValueError, TypeError) as err:
+            options = ", ".join(f.name.replace("_", "-") for f in _option_fields(cls))
+            known = f" (its options: {options})" if options else " (it takes no options)"
+            if "expected arguments" in str(err):
+                known = ""
+            raise RungError(f"bad options for pass '{spec}': {err}{known}") from None
+
+    def _unknown(self, name: str) -> str:
+        message = f"unknown pass or pipeline '{name}'"
+        close = difflib.get_close_matches(name, [*self.passes, *self.pipelines], n=3)
+        if close:
+            message += "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+        else:
+            message += " (run 'opt --list-passes' to see them all)"
+        return message
+
+    def describe(self) -> Iterable[tuple[str, str, str]]:
+        """(kind, name, help) for every pipeline, then every pass, sorted by name."""
+        for name in sorted(self.pipelines):
+            pipeline = self.pipelines[name]
+            yield "pipeline", name, f"{pipeline.help} [{pipeline.text}]".strip()
+        for name in sorted(self.passes):
+            yield "pass", name, self.pass_origins.get(name, "")
+
+
+def _parse_text(text: str, what: str) -> list[ArgSpec]:
+    """xDSL's pipeline parser, its BaseException turned into a RungError."""
+    try:
+        return list(parse_pipeline(text))
+    except ArgSpecParseError as err:
+        detail = str(err).removeprefix("Error parsing pass pipeline specification:\n")
+        raise RungError(f"invalid {what} '{text}':\n{detail.rstrip()}") from None
+
+
+def _option_fields(cls: type[ModulePass]) -> list[dataclasses.Field[object]]:
+    """The pass's options, to list them when a given one is wrong."""
+    if not dataclasses.is_dataclass(cls):
+        return []
+    return [f for f in dataclasses.fields(cls) if f.init and f.name != "name"]
+
+
+def _describe(value: object) -> str:
+    """A short description of a wrong argument, for error messages."""
+    if isinstance(value, type):
+        return f"class {value.__qualname__}"
+    return f"{type(value).__name__} {value!r}"
+
+
+# ---- rung's own passes and pipelines -----------------------------------------
+
+_RUNG = Registry()
+
+
+def register_pass(name: str, factory: PassFactory) -> None:
+    """Make a rung pass part of every registry (used by rung's lowering packages)."""
+    _RUNG.register_pass(name, factory)
+
+
+def register_pipeline(name: str, text: str, help: str) -> None:
+    """Make a named rung pipeline part of every registry (and an `opt --<name>` flag)."""
+    _RUNG.add_pipeline(name, text, help)
+
+
+def default_registry(*, include_xdsl: bool = True) -> Registry:
+    """A fresh registry with xDSL's passes (unless told not to) and rung's."""
+    registry = Registry()
+    if include_xdsl:
+        from xdsl.transforms import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            registry.register_pass(name, factory, origin="xDSL")
+    for name, factory in _RUNG.passes.items():
+        registry.register_pass(name, factory, origin=_RUNG.pass_origins[name])
+    for pipeline in _RUNG.pipelines.values():
+        registry.add_pipeline(pipeline.name, pipeline.text, pipeline.help, origin=pipeline.origin)
+    return registry
+
+
+# rung's lowering packages register their passes and pipelines here, e.g.
+# register_pass("convert-onnx-to-core", _onnx_to_core) and
+# register_pipeline("lower-to-core", "...", "lower the onnx dialect to core").
+
+
+__all__ = [
+    "PassFactory",
+    "Pipeline",
+    "Registry",
+    "default_registry",
+    "register_pass",
+    "register_pipeline",
+]

@@ -1,0 +1,33 @@
+"""The ONNX node test cases and the light models, found at test time.
+
+The node cases are generated from the installed `onnx` package rather than
+copied into the repository, so the suite follows whatever onnx version is
+installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from pathlib import Path
+
+import onnx
+
+
+@functools.cache
+def node_cases() -> dict[str, object]:
+    """All ONNX backend node test cases by name (about 1,900), generated once."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return {case.name: case for case in collect_testcases()}
+
+
+LIGHT_DIR = Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "light"
+
+
+def light_models() -> list[Path]:
+    """The nine `light_*.onnx` architectures shipped in the onnx wheel."""
+    return sorted(LIGHT_DIR.glob("light_*.onnx"))
