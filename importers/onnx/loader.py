@@ -18,7 +18,7 @@ import onnx.defs
 import onnx.inliner
 import onnx.parser
 import onnx.shape_inference
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from onnx import ModelProto, TensorProto
 
 from rung.errors import RungError
@@ -171,24 +171,50 @@ def check(model: ModelProto, source: str) -> None:
         raise RungError(f"'{source}' is not a valid ONNX model: {_first_line(err)}") from None
 
 
+# Protobuf cannot serialize a message over 2 GB, and ONNX's checker and shape
+# inference serialize the model they are given.
+_PROTOBUF_LIMIT = 2**31 - 2**24
+
+
 def _without_external_initializers(model: ModelProto) -> ModelProto:
-    """A copy in which external initializers become typed graph inputs."""
+    """The model as the checker should see it: external initializers hidden.
+
+    A model too large to serialize loses all its initializer data instead;
+    neither the checker nor shape inference needs more than their types.
+    """
     graph = model.graph
-    external = [t for t in graph.initializer if t.data_location == TensorProto.EXTERNAL]
-    if not external:
+    huge = model.ByteSize() > _PROTOBUF_LIMIT
+    moved = [
+        t for t in graph.initializer if huge or t.data_location == TensorProto.EXTERNAL
+    ]
+    if not moved:
         return model
+    names = {t.name for t in moved}
     copy = ModelProto()
-    copy.CopyFrom(model)
-    keep = [t for t in copy.graph.initializer if t.data_location != TensorProto.EXTERNAL]
-    del copy.graph.initializer[:]
-    copy.graph.initializer.extend(keep)
+    _copy_fields(copy, model, skip="graph")
+    _copy_fields(copy.graph, graph, skip="initializer")
+    copy.graph.initializer.extend(t for t in graph.initializer if t.name not in names)
     declared = {vi.name for vi in copy.graph.input}
-    for tensor in external:
+    for tensor in moved:
         if tensor.name not in declared:
             copy.graph.input.append(
                 onnx.helper.make_tensor_value_info(tensor.name, tensor.data_type, tensor.dims)
             )
     return copy
+
+
+def _copy_fields(dst: Message, src: Message, skip: str) -> None:
+    """Copy every set field of proto `src` into `dst` except `skip` (which may be huge)."""
+    for field, value in src.ListFields():
+        if field.name == skip:
+            continue
+        target = getattr(dst, field.name)
+        if isinstance(value, Message):
+            target.CopyFrom(value)
+        elif isinstance(value, str | bytes | int | float | bool):
+            setattr(dst, field.name, value)
+        else:
+            target.extend(value)
 
 
 def validate_external_data(model: ModelProto, base_dir: Path | None, source: str) -> None:
@@ -229,9 +255,20 @@ def infer_shapes(model: ModelProto, source: str) -> ModelProto:
 
 
 def _infer(model: ModelProto) -> ModelProto:
-    return onnx.shape_inference.infer_shapes(
-        model, check_type=True, strict_mode=True, data_prop=True
+    light = _without_external_initializers(model)
+    inferred = onnx.shape_inference.infer_shapes(
+        light, check_type=True, strict_mode=True, data_prop=True
     )
+    if light is model:
+        return inferred
+    # Inference ran on a copy without the weights: carry its findings back.
+    result = ModelProto()
+    result.CopyFrom(model)
+    del result.graph.value_info[:]
+    result.graph.value_info.extend(inferred.graph.value_info)
+    del result.graph.output[:]
+    result.graph.output.extend(inferred.graph.output)
+    return result
 
 
 def _with_function_defaults(model: ModelProto) -> ModelProto | None:

@@ -311,3 +311,24 @@ def test_cli_refuses_to_overwrite_its_input(tmp_path: Path) -> None:
     result = run_rung("import", str(model), "-o", str(model))
     assert result.returncode == 1 and "input file" in result.stderr
     assert model.read_bytes() == data
+
+
+def test_models_too_large_to_serialize_are_checked_and_inferred_without_weights(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Pretend the protobuf limit is tiny, so the weightless path is taken.
+    from rung.importers.onnx import loader
+
+    monkeypatch.setattr(loader, "_PROTOBUF_LIMIT", 100)
+    weights = np.linspace(0, 1, 64, dtype=np.float32)
+    model = make_model(
+        [helper.make_node("Add", ["x", "w"], ["y"]), helper.make_node("Relu", ["y"], ["z"])],
+        [vi("x", [64])],
+        [vi("z", [None])],
+        [numpy_helper.from_array(weights, "w")],
+    )
+    module = import_model(model)
+    text = print_module(module)
+    assert "func.return %z : tensor<64xf32>" in text  # inferred through the weightless copy
+    value = ops_of(module)[0].properties["value"]
+    np.testing.assert_array_equal(resource_array(value, module, np.float32), weights)
