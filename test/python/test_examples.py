@@ -39,3 +39,32 @@ def test_readme_main_command(tmp_path: Path) -> None:
     assert "tensor<?x1x28x28xf32>" in text
     assert "dialect_resources" in text
     assert "onnx.original_opset_import = {ai.onnx = 13 : i64}" in text
+
+
+def test_readme_plugin_example_works(tmp_path: Path) -> None:
+    import re
+
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    code = re.search(r"```python\n# my_patterns.py\n(.*?)```", readme, re.S)
+    assert code is not None
+    (tmp_path / "my_patterns.py").write_text(code.group(1))
+    model = tmp_path / "m.onnxtxt"
+    model.write_text(
+        '<ir_version: 8, opset_import: ["" : 21, "com.example" : 1]>\n'
+        "g (float[2] x) => (float[2] y) {\n  t = com.example.Frob(x)\n  y = Relu(t)\n}\n"
+    )
+    before = subprocess.run(
+        [sys.executable, "-m", "rung.tools.opt", str(model)],
+        capture_output=True, text=True, check=False,
+    )
+    assert before.returncode == 0, before.stderr
+    assert '"com.example" "Frob"' in before.stdout
+    for flags in (["-p", "drop-frob"], ["--my-cleanup"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "rung.tools.opt", "--load-plugin",
+             str(tmp_path / "my_patterns.py"), str(model), *flags],
+            capture_output=True, text=True, check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        assert "Frob" not in result.stdout
+        assert "%y = onnx.Relu(%x)" in result.stdout
