@@ -22,10 +22,10 @@ from xdsl.ir import Dialect
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from . import _xdsl_speedups
+from . import _xdsl_fixes
 from .resources import BlobStore, store_of
 
-_xdsl_speedups.install()
+_xdsl_fixes.install()
 
 _EXTRA_DIALECTS: dict[str, Callable[[], Dialect]] = {}
 
@@ -62,7 +62,11 @@ def print_module(
     generic: bool = False,
     debuginfo: bool = False,
 ) -> str:
-    """The MLIR text of `module`, with its resource blobs at the end."""
+    """The MLIR text of `module`, with its resource blobs at the end.
+
+    As in MLIR, the generic form prints locations (node names) only with
+    `debuginfo`; the custom form always prints those of onnx ops.
+    """
     stream = io.StringIO()
     printer = Printer(stream=stream, print_generic_format=generic, print_debuginfo=debuginfo)
     printer.print_op(module)

@@ -18,6 +18,7 @@ name is printed as its location, `loc("conv_3")`.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -296,18 +297,25 @@ class OnnxOp(IRDLOperation):
 
     def verify_(self) -> None:
         schema = self.SCHEMA
-        self._verify_params(schema.inputs, _param_values(self, schema.inputs, "operands"), "input")
+        # Inputs and outputs bound to one type variable must agree with each other.
+        bound: dict[str, tuple[str, str]] = {}
         self._verify_params(
-            schema.outputs, _param_values(self, schema.outputs, "results"), "output"
+            schema.inputs, _param_values(self, schema.inputs, "operands"), "input", bound
+        )
+        self._verify_params(
+            schema.outputs, _param_values(self, schema.outputs, "results"), "output", bound
         )
         self._verify_attributes()
         for name, region in self.graph_regions().items():
             verify_graph_region(self, name, region)
 
     def _verify_params(
-        self, params: Sequence[Param], values: list[list[SSAValue]], what: str
+        self,
+        params: Sequence[Param],
+        values: list[list[SSAValue]],
+        what: str,
+        bound: dict[str, tuple[str, str]],
     ) -> None:
-        bound: dict[str, tuple[str, str]] = {}
         constraints = self.SCHEMA.type_constraints
         for param, group in zip(params, values, strict=True):
             if param.arity is Arity.VARIADIC and len(group) < param.min_arity:
@@ -337,15 +345,25 @@ class OnnxOp(IRDLOperation):
                     continue
                 first = bound.get(param.type_param)
                 if first is None:
-                    bound[param.type_param] = (spelled, param.name)
+                    bound[param.type_param] = (spelled, f"{what} '{param.name}'")
                 elif first[0] != spelled:
                     raise VerifyException(
                         f"{self.name}: {what} '{param.name}' is {spelled} but "
-                        f"'{first[1]}' is {first[0]}; both are bound to type "
+                        f"{first[1]} is {first[0]}; both are bound to type "
                         f"'{param.type_param}'"
                     )
 
     def _verify_attributes(self) -> None:
+        for name in self.attributes:
+            # Discardable attributes belong to some dialect (`onnx.name`,
+            # `my.tag`); a bare name is a misspelt ONNX attribute.
+            if "." not in name:
+                known = [a.name for a in self.SCHEMA.attributes]
+                close = difflib.get_close_matches(name, known, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else (
+                    f"; allowed: {', '.join(known)}" if known else "; it takes none"
+                )
+                raise VerifyException(f"{self.name}: unknown attribute '{name}'{hint}")
         for info in self.SCHEMA.attributes:
             attr = self.properties.get(info.name)
             if attr is None:

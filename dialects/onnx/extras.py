@@ -180,6 +180,19 @@ class CustomOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        for what, absent, present in (
+            ("inputs", self.absent_inputs, len(self.inputs)),
+            ("outputs", self.absent_outputs, len(self.outputs)),
+        ):
+            if absent is None:
+                continue
+            holes = absent.get_values()
+            total = present + len(holes)
+            if len(set(holes)) != len(holes) or any(not 0 <= h < total for h in holes):
+                raise VerifyException(
+                    f"onnx.Custom: absent_{what} {list(holes)} must be distinct positions "
+                    f"below {total} (the op has {present} {what})"
+                )
         names = self.graph_name_list()
         if len(names) != len(self.graphs):
             raise VerifyException(

@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 @irdl_attr_definition
@@ -131,15 +132,23 @@ class StringTensorAttr(ParametrizedAttribute):
         return (ArrayAttr(values), type)
 
     def verify(self) -> None:
-        if isinstance(self.type, TensorType):
-            count = 1
-            for dim in self.type.get_shape():
-                count *= dim
-            if count != len(self.values.data):
-                raise ValueError(
-                    f"onnx.strings holds {len(self.values.data)} values "
-                    f"but its type {self.type} has {count} elements"
-                )
+        if not isinstance(self.type, TensorType) or not isinstance(
+            self.type.element_type, StringType
+        ):
+            raise VerifyException(
+                f"onnx.strings must have a tensor of !onnx.string type, got {self.type}"
+            )
+        shape = self.type.get_shape()
+        if any(dim < 0 for dim in shape):
+            raise VerifyException(f"onnx.strings must have a static shape, got {self.type}")
+        count = 1
+        for dim in shape:
+            count *= dim
+        if count != len(self.values.data):
+            raise VerifyException(
+                f"onnx.strings holds {len(self.values.data)} values "
+                f"but its type {self.type} has {count} elements"
+            )
 
 
 @irdl_attr_definition

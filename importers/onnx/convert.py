@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -103,8 +104,9 @@ def mlir_type(tp: TypeProto | None, where: str) -> Attribute:
         key = element_type(tp.map_type.key_type, where)
         value_tp = tp.map_type.value_type
         value: Attribute
-        if value_tp.WhichOneof("value") == "tensor_type" and not value_tp.tensor_type.HasField(
-            "shape"
+        # ONNX spells a map's scalar values as tensors without a shape or of rank 0.
+        if value_tp.WhichOneof("value") == "tensor_type" and (
+            not value_tp.tensor_type.HasField("shape") or not value_tp.tensor_type.shape.dim
         ):
             value = element_type(value_tp.tensor_type.elem_type, where)
         else:
@@ -115,11 +117,18 @@ def mlir_type(tp: TypeProto | None, where: str) -> Attribute:
     return UnknownType()
 
 
+_INVENTED_DIM = re.compile(r"unk__\d+")
+
+
 def dim_params(tp: TypeProto | None) -> list[str]:
-    """Symbolic dim names of a tensor-typed value, '' where a dim has none."""
+    """Symbolic dim names of a tensor-typed value, '' where a dim has none.
+
+    Names that ONNX shape inference invents for unknown dims (`unk__0`) are
+    not the model's, so they are left out.
+    """
     if tp is None or tp.WhichOneof("value") != "tensor_type":
         return []
-    return shape_of(tp.tensor_type)[1]
+    return ["" if _INVENTED_DIM.fullmatch(p) else p for p in shape_of(tp.tensor_type)[1]]
 
 
 BlobSink = Callable[[str, bytes], str]

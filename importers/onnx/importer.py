@@ -152,7 +152,7 @@ class GraphImporter:
     def module_attributes(self) -> dict[str, Attribute]:
         m = self.model
         attrs: dict[str, Attribute] = {
-            "onnx.ir_version": IntegerAttr(m.ir_version, i64),
+            "onnx.ir_version": IntegerAttr(self.loaded.model.ir_version, i64),
             "onnx.opset_import": _int_dict(self.opsets),
             "onnx.original_opset_import": _int_dict(self.original),
         }

@@ -9,6 +9,7 @@ points outside the model's folder.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,9 +96,16 @@ def parse_text(text: str, source: str) -> ModelProto:
     try:
         return onnx.parser.parse_model(text)
     except onnx.parser.ParseError as err:
-        message = str(err).strip().splitlines()
-        detail = message[-1] if message else "syntax error"
-        raise RungError(f"'{source}': cannot parse textual ONNX: {detail}") from None
+        raw = err.args[0] if err.args else ""
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        where = re.search(r"line: (\d+) column: (\d+)", text)
+        position = f":{where.group(1)}:{where.group(2)}" if where else ""
+        detail = lines[-1] if lines else "syntax error"
+        context = next((ln for ln in lines if ln.startswith("Error context:")), "")
+        near = context[len("Error context:") :].strip()
+        suffix = f" (near '{near}')" if near else ""
+        raise RungError(f"{source}{position}: cannot parse textual ONNX: {detail}{suffix}") from None
 
 
 def external_data_path(tensor: TensorProto, base_dir: Path | None, source: str) -> tuple[
@@ -303,9 +311,11 @@ def _with_function_defaults(model: ModelProto) -> ModelProto | None:
 
 
 def _first_line(err: Exception) -> str:
+    """ONNX's multi-line checker and inference messages, as one line."""
     text = str(err).strip()
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("==>"):
-            return line
-    return text or type(err).__name__
+    parts = [
+        line.strip()
+        for line in text.splitlines()
+        if line.strip() and not line.strip().startswith("==>")
+    ]
+    return " ".join(parts) or type(err).__name__

@@ -67,7 +67,7 @@ def test_attribute_defaults_come_from_the_schema() -> None:
         ),
         (
             "  %y = onnx.Add(%x, %d) : (tensor<2x3xf32>, tensor<2x3xf64>) -> tensor<2x3xf32>",
-            "input 'B' is tensor(double) but 'A' is tensor(float)",
+            "input 'B' is tensor(double) but input 'A' is tensor(float)",
         ),
         (
             "  %y = onnx.Concat(%x, %x) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>",
@@ -164,3 +164,21 @@ def test_string_tensor_attribute_checks_its_size() -> None:
     bad = good.replace("tensor<2x!onnx.string>>", "tensor<3x!onnx.string>>")
     with pytest.raises((VerifyException, ParseError, ValueError)):
         parse_module(bad)
+
+
+def test_misspelt_attribute_is_refused_with_a_suggestion() -> None:
+    text = module(
+        "  %y = onnx.Gemm(%x, %x) {transb = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>)"
+        " -> tensor<2x2xf32>\n  func.return"
+    )
+    with pytest.raises(VerifyException, match="unknown attribute 'transb'; did you mean 'transB'"):
+        parse_module(text)
+    # Dialect-prefixed discardable attributes are fine.
+    ok = text.replace("transb = 1 : i64", 'transB = 1 : i64, my.tag = "x"')
+    assert 'my.tag = "x"' in print_module(parse_module(ok))
+
+
+def test_output_bound_to_an_input_type_variable_must_match() -> None:
+    text = module("  %y = onnx.Relu(%x) : (tensor<2x3xf32>) -> tensor<2x3xf64>\n  func.return")
+    with pytest.raises(VerifyException, match="output 'Y' is tensor.double. but input 'X'"):
+        parse_module(text)

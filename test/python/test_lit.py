@@ -35,7 +35,8 @@ def lit_results(report_dir: str) -> dict[str, tuple[str, str]]:
     report = Path(report_dir) / "lit.xml"
     bin_dir = os.path.dirname(sys.executable)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
-    cmd = [sys.executable, "-m", "lit", str(LIT_DIR), "-q", f"--xunit-xml-output={report}"]
+    launcher = "import sys; from lit.main import main; sys.argv[0] = 'lit'; main()"
+    cmd = [sys.executable, "-c", launcher, str(LIT_DIR), "-q", f"--xunit-xml-output={report}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if not report.exists():
         raise RuntimeError(f"lit did not run:\n{proc.stdout}\n{proc.stderr}")

@@ -1,0 +1,61 @@
+r"""Fixes for two xDSL 0.74 parser problems that every rung model can hit.
+
+- Speed: xDSL rebuilds an IRDL constraint each time it parses a `dense<...>`
+  literal, about 2 ms per attribute, a third of the time to read back a
+  DenseNet-sized module. The constraint never changes, so it is built once.
+- Non-ASCII text: xDSL prints `"é"` as `"\C3\A9"` but lexes such a literal
+  as bytes, not as a string, so node names (locations) and string attributes
+  with non-ASCII characters did not read back. MLIR treats it as a string when
+  it is valid UTF-8, and so does the lexer here.
+
+The replacements keep the originals' checks and messages. xDSL is pinned, so
+they cannot drift silently; `test_xdsl_fixes` checks both behaviours.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ComplexType,
+    IndexType,
+    IntegerType,
+    RankedStructure,
+)
+from xdsl.irdl import base
+from xdsl.parser.attribute_parser import AttrParser
+from xdsl.utils.lexer import Position, Token
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind, StringLiteral
+
+_DENSE_LITERAL_TYPE = base(RankedStructure[IntegerType | IndexType | AnyFloat | ComplexType])
+
+
+def _parse_dense_literal_type(self: AttrParser) -> RankedStructure:
+    type = self.expect(self.parse_optional_type, "Dense attribute must be typed!")
+    if not _DENSE_LITERAL_TYPE.verifies(type):
+        self.raise_error(
+            "Expected memref, vector or tensor type of integer, index, float, or complex type"
+        )
+    if any(dim == DYNAMIC_INDEX for dim in type.get_shape()):  # type: ignore[attr-defined]
+        self.raise_error("Dense literal attribute should have a static shape.")
+    return type  # type: ignore[return-value]
+
+
+_original_lex_string_literal = MLIRLexer._lex_string_literal
+
+
+def _lex_string_literal(self: MLIRLexer, start_pos: Position) -> MLIRToken:
+    token = _original_lex_string_literal(self, start_pos)
+    if token.kind is MLIRTokenKind.BYTES_LIT:
+        literal = StringLiteral(token.span.start, token.span.end, token.span.input)
+        try:
+            literal.bytes_contents.decode("utf-8")
+        except UnicodeDecodeError:
+            return token
+        return Token(MLIRTokenKind.STRING_LIT, literal)
+    return token
+
+
+def install() -> None:
+    AttrParser._parse_dense_literal_type = _parse_dense_literal_type  # type: ignore[method-assign]
+    MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]
