@@ -1,0 +1,35 @@
+"""The two xDSL 0.74 parser fixes rung installs keep xDSL's behaviour, minus the bugs."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.utils.exceptions import ParseError
+
+from rung.dialects import parse_module, print_module
+
+
+def test_dense_literals_still_parse_and_still_reject_dynamic_shapes() -> None:
+    text = (
+        'builtin.module attributes {a = dense<[1, 2]> : tensor<2xi64>, '
+        "b = dense<1.500000e+00> : tensor<2x2xf32>} {\n}\n"
+    )
+    assert print_module(parse_module(text)) == text
+    with pytest.raises(ParseError, match="static shape"):
+        parse_module("builtin.module attributes {a = dense<1> : tensor<?xi64>} {\n}\n")
+    with pytest.raises(ParseError, match="Expected memref, vector or tensor type"):
+        parse_module("builtin.module attributes {a = dense<1> : i64} {\n}\n")
+
+
+def test_utf8_escapes_read_back_as_strings_and_raw_bytes_stay_bytes() -> None:
+    text = (
+        "func.func @f(%x: tensor<2xf32>) {\n"
+        '  %y = onnx.Relu(%x) : (tensor<2xf32>) -> tensor<2xf32> loc("r\\C3\\A9seau")\n'
+        "  func.return\n}\n"
+    )
+    printed = print_module(parse_module(text))
+    assert print_module(parse_module(printed)) == printed
+    relu = next(op for op in parse_module(printed).walk() if op.name == "onnx.Relu")
+    assert relu.location.desc.data == "réseau"  # type: ignore[attr-defined]
+    # An escape that is not valid UTF-8 is still a bytes literal, as before.
+    with pytest.raises(ParseError):
+        parse_module(text.replace("\\C3\\A9", "\\FF"))
