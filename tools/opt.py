@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from rung.lowering.pipelines import Registry, default_registry
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
@@ -61,6 +60,7 @@ from xdsl.xdsl_opt_main import _empty_post_init, xDSLOptMain
 
 from rung import __version__
 from rung.errors import RungError
+from rung.lowering.pipelines import Registry, default_registry
 
 from .common import EXIT_ERROR, EXIT_OK, run_tool, write_output
 from .plugins import load_plugins
@@ -167,8 +167,9 @@ class RungOptMain(xDSLOptMain):
         xDSL's dialects are registered lazily, so that the output of xDSL's
         passes (e.g. `cf` after `convert-scf-to-cf`) reads back in.
         """
-        from rung.dialects import context
         from xdsl.dialects import get_all_dialects
+
+        from rung.dialects import context
 
         ctx = context(allow_unregistered=self.args.allow_unregistered_dialect)
         known = set(ctx.registered_dialect_names)
@@ -539,10 +540,11 @@ def _print_with_options(
     highlight: bool,
 ) -> str:
     """print_module, for the printer options it does not take (resources still included)."""
-    from rung.dialects import _print_resources
-    from rung.dialects.resources import store_of
     from xdsl.printer import Printer
     from xdsl.syntax_printer import SyntaxPrinter
+
+    from rung.dialects import _print_resources
+    from rung.dialects.resources import store_of
 
     stream = io.StringIO()
     cls = SyntaxPrinter if highlight else Printer

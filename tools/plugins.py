@@ -57,11 +57,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rung.lowering.pipelines import Registry
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 
 from rung.errors import RungError
+from rung.lowering.pipelines import Registry
 
 ENTRY_POINT_GROUP = "rung.plugins"
 

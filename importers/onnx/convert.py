@@ -7,16 +7,6 @@ from collections.abc import Callable
 
 import numpy as np
 from onnx import AttributeProto, TensorProto, TypeProto, numpy_helper
-from rung.dialects.onnx import (
-    MapType,
-    OptType,
-    SeqType,
-    SparseTensorAttr,
-    StringTensorAttr,
-    StringType,
-    UnknownType,
-)
-from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
@@ -39,6 +29,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from rung.dialects.onnx import (
+    MapType,
+    OptType,
+    SeqType,
+    SparseTensorAttr,
+    StringTensorAttr,
+    StringType,
+    UnknownType,
+)
+from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX
 from rung.errors import RungError
 
 DYNAMIC = DYNAMIC_INDEX

@@ -15,10 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from onnx import GraphProto, ModelProto, NodeProto, TensorProto, TypeProto, ValueInfoProto
-from rung.dialects.onnx import OPS_BY_TYPE, CustomOp, YieldOp
-from rung.dialects.onnx.base import OnnxOp
-from rung.dialects.onnx.generated_ops import ConstantOp
-from rung.dialects.resources import store_of
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -34,6 +30,10 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from rung.dialects.onnx import OPS_BY_TYPE, CustomOp, YieldOp
+from rung.dialects.onnx.base import OnnxOp
+from rung.dialects.onnx.generated_ops import ConstantOp
+from rung.dialects.resources import store_of
 from rung.errors import RungError
 
 from . import convert, loader

@@ -18,17 +18,17 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-import rung.dialects
 from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects.builtin import DenseResourceAttr
+
+import rung.dialects
 from rung.dialects import parse_module, print_module
 from rung.dialects.resources import resource_bytes
+from rung.errors import RungError
 from rung.importers.onnx import import_model
 from rung.lowering.pipelines import Registry, default_registry
 from rung.tools import plugins
 from rung.tools.opt import main, make_tool
-from xdsl.dialects.builtin import DenseResourceAttr
-
-from rung.errors import RungError
 
 TOY_PLUGIN = Path(__file__).resolve().parents[1] / "lit" / "plugins" / "Inputs" / "toy_plugin.py"
 

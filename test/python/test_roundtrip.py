@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from onnx_cases import light_models, node_cases
 
 from rung.dialects import parse_module, print_module
 from rung.importers.onnx import import_model
-
-from onnx_cases import light_models, node_cases
 
 
 def assert_round_trips(module: object) -> None:
