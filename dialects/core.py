@@ -1,0 +1,984 @@
+"""The core dialect: a small, framework-neutral set of tensor ops with exact semantics.
+
+Every framework dialect lowers to core, and the kernel level lowers from it,
+so its ops say everything explicitly:
+
+- no implicit broadcasting: operands of elementwise ops have the same type,
+  and `core.broadcast` expands a tensor, naming the result dims it maps to;
+- explicit padding (`pad_low`/`pad_high` per spatial dim) and layout (`NCHW`
+  style: batch, channels, spatial dims) for conv and pooling; ceil-mode and
+  include-pad are resolved into pads and divisors before core;
+- an explicit accumulation type for matmul and conv (`acc`);
+- indices are already non-negative and in range where an op takes them;
+- shapes are static where known and `?` otherwise; shape computations are
+  ordinary ops on `tensor<Nxi64>` values (`core.shape_of`, slicing,
+  arithmetic), and ops whose result shape depends on data take it as an
+  operand.
+
+Syntax of every op (the keyword is the op's `fn`/`kind`/`pred` where it has one):
+
+    %y = core.binary add(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t = core.transpose(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+
+The executable specification of every op is the numpy interpreter in
+`rung.runtime.core_eval`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    UnrankedTensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
+from xdsl.utils.exceptions import VerifyException
+
+from rung.dialects.onnx.base import print_location
+
+I1 = IntegerType(1)
+
+
+def _shape(t: Attribute) -> tuple[int, ...] | None:
+    if isinstance(t, TensorType):
+        return tuple(t.get_shape())
+    return None
+
+
+def _element(t: Attribute) -> Attribute | None:
+    if isinstance(t, TensorType | UnrankedTensorType):
+        return t.element_type
+    return None
+
+
+def _ints(attr: Attribute | None) -> tuple[int, ...]:
+    if attr is None:
+        return ()
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
+def ints(values: Sequence[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` property value."""
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def _dims_compatible(a: int, b: int) -> bool:
+    return a < 0 or b < 0 or a == b
+
+
+class CoreOp(IRDLOperation):
+    """Base of core ops: one uniform syntax, `core.op kw(%a, %b) {attrs} : (...) -> ...`."""
+
+    KEYWORD: ClassVar[str | None] = None
+    """The property printed as a bare keyword after the op name (e.g. `fn`)."""
+    KEYWORDS: ClassVar[tuple[str, ...]] = ()
+    """The values that keyword may take."""
+    REGIONS: ClassVar[tuple[str, ...]] = ()
+
+    def print(self, printer: Printer) -> None:
+        props = dict(self.properties)
+        if self.KEYWORD is not None:
+            printer.print_string(" ")
+            printer.print_string(props.pop(self.KEYWORD).data)  # type: ignore[attr-defined]
+        printer.print_string("(")
+        printer.print_list(self.operands, printer.print_ssa_value)
+        printer.print_string(")")
+        merged = {**props, **self.attributes}
+        if merged:
+            printer.print_string(" ")
+            printer.print_attr_dict(merged)
+        printer.print_string(" : ")
+        printer.print_function_type(self.operand_types, self.result_types)
+        for name, region in zip(self.REGIONS, self.regions, strict=True):
+            printer.print_string(f" {name} ")
+            printer.print_region(region)
+        print_location(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CoreOp:
+        props: dict[str, Attribute] = {}
+        if cls.KEYWORD is not None:
+            pos = parser.pos
+            word = parser.parse_identifier(f" ({cls.KEYWORD} of {cls.name})")
+            if word not in cls.KEYWORDS:
+                parser.raise_error(
+                    f"{cls.name}: unknown {cls.KEYWORD} '{word}'; expected one of "
+                    f"{', '.join(cls.KEYWORDS)}",
+                    pos,
+                    parser.pos,
+                )
+            props[cls.KEYWORD] = StringAttr(word)
+        names = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        ftype = parser.parse_function_type()
+        if len(ftype.inputs.data) != len(names):
+            parser.raise_error(
+                f"{cls.name}: {len(names)} operands but {len(ftype.inputs.data)} types", pos
+            )
+        operands = parser.resolve_operands(names, list(ftype.inputs.data), pos)
+        regions: list[Region] = []
+        for name in cls.REGIONS:
+            parser.parse_keyword(name)
+            regions.append(parser.parse_region())
+        prop_names = set(cls.get_irdl_definition().properties)
+        for key in list(attrs):
+            if key in prop_names:
+                props[key] = attrs.pop(key)
+        return cls.create(
+            operands=operands,
+            result_types=list(ftype.outputs.data),
+            properties=props,
+            attributes=attrs,
+            regions=regions,
+        )
+
+
+def _same_types(op: IRDLOperation, values: Sequence[SSAValue], what: str) -> None:
+    first = values[0].type
+    for v in values[1:]:
+        if v.type != first:
+            raise VerifyException(
+                f"{op.name}: {what} must have the same type (core never broadcasts "
+                f"implicitly; use core.broadcast), got {first} and {v.type}"
+            )
+
+
+def _same_shape(op: IRDLOperation, a: Attribute, b: Attribute, what: str) -> None:
+    sa, sb = _shape(a), _shape(b)
+    if sa is None or sb is None:
+        return
+    if len(sa) != len(sb) or not all(_dims_compatible(x, y) for x, y in zip(sa, sb, strict=True)):
+        raise VerifyException(f"{op.name}: {what}: shapes {a} and {b} differ")
+
+
+# ---- constants and shapes ---------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstantOp(CoreOp):
+    """A constant tensor: `value` is a dense, resource or string-tensor attribute."""
+
+    name = "core.constant"
+
+    value = prop_def(AnyAttr())
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        value_type = getattr(self.value, "type", None)
+        if not isinstance(self.value, DenseIntOrFPElementsAttr | DenseResourceAttr) and not (
+            value_type is not None and hasattr(self.value, "values")
+        ):
+            raise VerifyException(f"core.constant: unsupported value {self.value}")
+        if value_type != self.result.type:
+            raise VerifyException(
+                f"core.constant: value has type {value_type} but the result is {self.result.type}"
+            )
+
+
+@irdl_op_definition
+class IotaOp(CoreOp):
+    """`result[i0, …] = i_dim`: index values along `dim`. Dynamic dims come as operands."""
+
+    name = "core.iota"
+
+    dynamic_dims = var_operand_def()
+    dim = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ShapeOfOp(CoreOp):
+    """The shape of a tensor as a 1-D `tensor<rank x i64>`."""
+
+    name = "core.shape_of"
+
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        shape = _shape(self.input.type)
+        out = _shape(self.result.type)
+        if out is None or len(out) != 1 or _element(self.result.type) != i64:
+            raise VerifyException("core.shape_of: the result must be a 1-D tensor of i64")
+        if shape is not None and not _dims_compatible(out[0], len(shape)):
+            raise VerifyException(
+                f"core.shape_of: input has rank {len(shape)} but result has {out[0]} elements"
+            )
+
+
+# ---- elementwise --------------------------------------------------------------------
+
+UNARY_FNS = (
+    "neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
+    "sigmoid", "floor", "ceil", "round", "sign", "not", "bitwise_not",
+    "isnan", "isinf", "isposinf", "isneginf",
+)
+PREDICATE_FNS = ("isnan", "isinf", "isposinf", "isneginf")
+
+
+@irdl_op_definition
+class UnaryOp(CoreOp):
+    """An elementwise function of one tensor.
+
+    `round` rounds half to even; `not` is logical (i1); `bitwise_not` is on
+    integers; the `is*` predicates return i1 tensors of the input's shape.
+    """
+
+    name = "core.unary"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = UNARY_FNS
+
+    fn = prop_def(StringAttr)
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.fn.data in PREDICATE_FNS:
+            _same_shape(self, self.input.type, self.result.type, "result")
+            if _element(self.result.type) != I1:
+                raise VerifyException(f"core.unary {self.fn.data}: the result must be of i1")
+        elif self.input.type != self.result.type:
+            raise VerifyException(
+                f"core.unary {self.fn.data}: result type {self.result.type} differs from "
+                f"input type {self.input.type}"
+            )
+
+
+BINARY_FNS = (
+    "add", "sub", "mul", "div", "rem", "mod", "pow", "max", "min", "atan2",
+    "and", "or", "xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "shift_left", "shift_right",
+)
+
+
+@irdl_op_definition
+class BinaryOp(CoreOp):
+    """An elementwise function of two tensors of the same type.
+
+    Integer `div` truncates toward zero; `rem` has the dividend's sign (C's
+    fmod); `mod` has the divisor's sign (floor modulo). `and`/`or`/`xor` are
+    logical on i1. `pow` may take an exponent of another type: then only the
+    shapes must agree.
+    """
+
+    name = "core.binary"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = BINARY_FNS
+
+    fn = prop_def(StringAttr)
+    lhs = operand_def()
+    rhs = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.fn.data == "pow":
+            _same_shape(self, self.lhs.type, self.rhs.type, "operands")
+        else:
+            _same_types(self, [self.lhs, self.rhs], "operands")
+        if self.result.type != self.lhs.type:
+            raise VerifyException(
+                f"core.binary {self.fn.data}: result type {self.result.type} differs from "
+                f"operand type {self.lhs.type}"
+            )
+
+
+COMPARE_PREDS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class CompareOp(CoreOp):
+    """Elementwise comparison of two tensors of the same type, giving i1."""
+
+    name = "core.compare"
+    KEYWORD: ClassVar[str | None] = "pred"
+    KEYWORDS: ClassVar[tuple[str, ...]] = COMPARE_PREDS
+
+    pred = prop_def(StringAttr)
+    lhs = operand_def()
+    rhs = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _same_types(self, [self.lhs, self.rhs], "operands")
+        _same_shape(self, self.lhs.type, self.result.type, "result")
+        if _element(self.result.type) != I1:
+            raise VerifyException("core.compare: the result must be of i1")
+
+
+@irdl_op_definition
+class SelectOp(CoreOp):
+    """`cond ? on_true : on_false`, elementwise; all three have the same shape."""
+
+    name = "core.select"
+
+    cond = operand_def()
+    on_true = operand_def()
+    on_false = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _same_types(self, [self.on_true, self.on_false], "the two choices")
+        _same_shape(self, self.cond.type, self.on_true.type, "condition")
+        if _element(self.cond.type) != I1:
+            raise VerifyException("core.select: the condition must be of i1")
+        if self.result.type != self.on_true.type:
+            raise VerifyException("core.select: the result must have the choices' type")
+
+
+@irdl_op_definition
+class CastOp(CoreOp):
+    """Converts elements to the result's element type.
+
+    Float to integer truncates toward zero; to i1 is `!= 0`; `saturate`
+    clamps to the range of 8-bit float types instead of producing inf/NaN.
+    """
+
+    name = "core.cast"
+
+    input = operand_def()
+    result = result_def()
+    saturate = opt_prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _same_shape(self, self.input.type, self.result.type, "result")
+
+
+# ---- data movement -------------------------------------------------------------------
+
+
+@irdl_op_definition
+class BroadcastOp(CoreOp):
+    """Expands `input` to the result shape; `dims[i]` is the result dim of input dim i.
+
+    An input dim is either equal to its result dim or 1 (then repeated). The
+    target shape comes as an operand when the result has dynamic dims.
+    """
+
+    name = "core.broadcast"
+
+    input = operand_def()
+    shape = var_operand_def()
+    dims = prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        dims = _ints(self.dims)
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if len(self.shape) > 1:
+            raise VerifyException("core.broadcast: at most one shape operand")
+        if ins is None or out is None:
+            return
+        if len(dims) != len(ins):
+            raise VerifyException(
+                f"core.broadcast: dims has {len(dims)} entries for an input of rank {len(ins)}"
+            )
+        if sorted(set(dims)) != list(dims) or any(not 0 <= d < len(out) for d in dims):
+            raise VerifyException(
+                f"core.broadcast: dims {list(dims)} must increase within the result rank "
+                f"{len(out)}"
+            )
+        for i, d in enumerate(dims):
+            if ins[i] not in (1, -1) and not _dims_compatible(ins[i], out[d]):
+                raise VerifyException(
+                    f"core.broadcast: input dim {i} ({ins[i]}) cannot expand to result dim "
+                    f"{d} ({out[d]})"
+                )
+        if any(x < 0 for x in out) and not self.shape:
+            raise VerifyException("core.broadcast: a dynamic result needs a shape operand")
+
+
+@irdl_op_definition
+class ReshapeOp(CoreOp):
+    """Same elements in row-major order, another shape (given as an operand if dynamic)."""
+
+    name = "core.reshape"
+
+    input = operand_def()
+    shape = var_operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if _element(self.input.type) != _element(self.result.type):
+            raise VerifyException("core.reshape: element types differ")
+        if len(self.shape) > 1:
+            raise VerifyException("core.reshape: at most one shape operand")
+        if ins is None or out is None:
+            return
+        if all(d >= 0 for d in ins + out):
+            n_in = 1
+            for d in ins:
+                n_in *= d
+            n_out = 1
+            for d in out:
+                n_out *= d
+            if n_in != n_out:
+                raise VerifyException(
+                    f"core.reshape: {self.input.type} has {n_in} elements, "
+                    f"{self.result.type} has {n_out}"
+                )
+        elif any(d < 0 for d in out) and not self.shape:
+            raise VerifyException("core.reshape: a dynamic result needs a shape operand")
+
+
+@irdl_op_definition
+class TransposeOp(CoreOp):
+    """`result.dim[i] = input.dim[perm[i]]`."""
+
+    name = "core.transpose"
+
+    input = operand_def()
+    perm = prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        perm = _ints(self.perm)
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if sorted(perm) != list(range(len(perm))):
+            raise VerifyException(f"core.transpose: {list(perm)} is not a permutation")
+        if ins is None or out is None:
+            return
+        if len(perm) != len(ins) or len(out) != len(ins):
+            raise VerifyException("core.transpose: perm, input and result ranks differ")
+        for i, p in enumerate(perm):
+            if not _dims_compatible(out[i], ins[p]):
+                raise VerifyException(
+                    f"core.transpose: result dim {i} is {out[i]} but input dim {p} is {ins[p]}"
+                )
+
+
+@irdl_op_definition
+class SliceOp(CoreOp):
+    """Strided window: `result[i…] = input[start + i * stride …]`, sizes from the result.
+
+    Static form: `start` and `stride` properties. Dynamic form: three 1-D i64
+    operands `start, size, stride` (already clamped, non-negative starts).
+    Strides may be negative (a reversed window).
+    """
+
+    name = "core.slice"
+
+    input = operand_def()
+    dynamic = var_operand_def()
+    start = opt_prop_def(DenseArrayBase)
+    stride = opt_prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if len(self.dynamic) not in (0, 3):
+            raise VerifyException("core.slice: dynamic form takes start, size and stride")
+        if not self.dynamic and (self.start is None or self.stride is None):
+            raise VerifyException("core.slice: static form needs start and stride")
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if ins is not None and out is not None and len(ins) != len(out):
+            raise VerifyException("core.slice: input and result ranks differ")
+        if not self.dynamic and ins is not None and out is not None:
+            start, stride = _ints(self.start), _ints(self.stride)
+            if len(start) != len(ins) or len(stride) != len(ins):
+                raise VerifyException("core.slice: start and stride need one entry per dim")
+            for d, (s, st, n, size) in enumerate(zip(start, stride, ins, out, strict=True)):
+                if st == 0:
+                    raise VerifyException(f"core.slice: stride of dim {d} is 0")
+                if n >= 0 and size > 0:
+                    last = s + (size - 1) * st
+                    if not (0 <= s < n and 0 <= last < n):
+                        raise VerifyException(
+                            f"core.slice: dim {d} reads {s}..{last} of a dim of size {n}"
+                        )
+
+
+@irdl_op_definition
+class ConcatOp(CoreOp):
+    """Joins tensors along `axis` (non-negative); other dims agree."""
+
+    name = "core.concat"
+
+    inputs = var_operand_def()
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise VerifyException("core.concat: needs at least one input")
+        axis = self.axis.value.data
+        out = _shape(self.result.type)
+        if out is None:
+            return
+        if not 0 <= axis < len(out):
+            raise VerifyException(f"core.concat: axis {axis} is out of range")
+        total = 0
+        for v in self.inputs:
+            s = _shape(v.type)
+            if s is None:
+                return
+            if len(s) != len(out):
+                raise VerifyException("core.concat: inputs and result ranks differ")
+            if s[axis] < 0:
+                total = -1
+            elif total >= 0:
+                total += s[axis]
+        if total >= 0 and out[axis] >= 0 and total != out[axis]:
+            raise VerifyException(
+                f"core.concat: inputs add up to {total} along axis {axis}, result has {out[axis]}"
+            )
+
+
+PAD_MODES = ("constant", "reflect", "edge", "wrap")
+
+
+@irdl_op_definition
+class PadOp(CoreOp):
+    """Pads with `pad_low`/`pad_high` elements per dim (negative crops).
+
+    `constant` fills with the scalar `value` operand; `reflect` mirrors
+    without the edge; `edge` repeats the edge; `wrap` is periodic.
+    """
+
+    name = "core.pad"
+    KEYWORD: ClassVar[str | None] = "mode"
+    KEYWORDS: ClassVar[tuple[str, ...]] = PAD_MODES
+
+    mode = prop_def(StringAttr)
+    input = operand_def()
+    value = operand_def()
+    pad_low = prop_def(DenseArrayBase)
+    pad_high = prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        lo, hi = _ints(self.pad_low), _ints(self.pad_high)
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if ins is None or out is None:
+            return
+        if not len(lo) == len(hi) == len(ins) == len(out):
+            raise VerifyException("core.pad: pads need one entry per dim")
+        for d, (n, a, b, m) in enumerate(zip(ins, lo, hi, out, strict=True)):
+            if n >= 0 and m >= 0 and n + a + b != m:
+                raise VerifyException(
+                    f"core.pad: dim {d}: {n} + {a} + {b} != {m}"
+                )
+
+
+@irdl_op_definition
+class GatherOp(CoreOp):
+    """Takes slices of `input` along `axis` at `indices` (non-negative, in range).
+
+    result shape = input[:axis] + indices + input[axis+1:].
+    """
+
+    name = "core.gather"
+
+    input = operand_def()
+    indices = operand_def()
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class GatherElementsOp(CoreOp):
+    """`result[i…] = input[i… with dim axis replaced by indices[i…]]`."""
+
+    name = "core.gather_elements"
+
+    input = operand_def()
+    indices = operand_def()
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class GatherNDOp(CoreOp):
+    """ONNX GatherND semantics with `batch_dims`; index tuples are non-negative."""
+
+    name = "core.gather_nd"
+
+    input = operand_def()
+    indices = operand_def()
+    batch_dims = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+SCATTER_REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+@irdl_op_definition
+class ScatterElementsOp(CoreOp):
+    """Copy of `input` with `updates` written at `indices` along `axis`, combined by `reduction`."""
+
+    name = "core.scatter_elements"
+    KEYWORD: ClassVar[str | None] = "reduction"
+    KEYWORDS: ClassVar[tuple[str, ...]] = SCATTER_REDUCTIONS
+
+    reduction = prop_def(StringAttr)
+    input = operand_def()
+    indices = operand_def()
+    updates = operand_def()
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ScatterNDOp(CoreOp):
+    """Copy of `input` with `updates` written at index tuples, combined by `reduction`."""
+
+    name = "core.scatter_nd"
+    KEYWORD: ClassVar[str | None] = "reduction"
+    KEYWORDS: ClassVar[tuple[str, ...]] = SCATTER_REDUCTIONS
+
+    reduction = prop_def(StringAttr)
+    input = operand_def()
+    indices = operand_def()
+    updates = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+# ---- compute ----------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(CoreOp):
+    """Batched matrix product: `[B…, M, K] × [B…, K, N] → [B…, M, N]`, batch dims equal.
+
+    Products are summed in the `acc` type, then converted to the result type.
+    """
+
+    name = "core.matmul"
+
+    lhs = operand_def()
+    rhs = operand_def()
+    acc = prop_def(AnyAttr())
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        a, b, c = _shape(self.lhs.type), _shape(self.rhs.type), _shape(self.result.type)
+        if not isinstance(self.acc, TypeAttribute):
+            raise VerifyException("core.matmul: acc must be a type")
+        if a is None or b is None or c is None:
+            return
+        if not (len(a) == len(b) == len(c) >= 2):
+            raise VerifyException("core.matmul: operands and result need the same rank >= 2")
+        for d in range(len(a) - 2):
+            if not (_dims_compatible(a[d], b[d]) and _dims_compatible(a[d], c[d])):
+                raise VerifyException(f"core.matmul: batch dim {d} differs")
+        if not _dims_compatible(a[-1], b[-2]):
+            raise VerifyException(
+                f"core.matmul: contraction sizes differ ({a[-1]} vs {b[-2]})"
+            )
+        if not (_dims_compatible(c[-2], a[-2]) and _dims_compatible(c[-1], b[-1])):
+            raise VerifyException("core.matmul: result shape does not match M and N")
+
+
+def _spatial_props_ok(op: IRDLOperation, spatial: int, **props: tuple[int, ...]) -> None:
+    for key, values in props.items():
+        if len(values) != spatial:
+            raise VerifyException(
+                f"{op.name}: {key} needs {spatial} entries (one per spatial dim), "
+                f"got {len(values)}"
+            )
+
+
+@irdl_op_definition
+class ConvOp(CoreOp):
+    """Grouped, dilated, strided convolution in layout `NC…` (input) and `OI…` (weights).
+
+    input [N, C, D…], weights [O, C/groups, K…], result [N, O, E…] with
+    E = (D + pad_low + pad_high - dilation*(K-1) - 1) / stride + 1. No bias.
+    """
+
+    name = "core.conv"
+
+    input = operand_def()
+    weight = operand_def()
+    strides = prop_def(DenseArrayBase)
+    dilations = prop_def(DenseArrayBase)
+    pad_low = prop_def(DenseArrayBase)
+    pad_high = prop_def(DenseArrayBase)
+    groups = prop_def(IntegerAttr)
+    layout = prop_def(StringAttr)
+    acc = prop_def(AnyAttr())
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.layout.data != "NCHW":
+            raise VerifyException(f"core.conv: unsupported layout '{self.layout.data}'")
+        x, w, y = _shape(self.input.type), _shape(self.weight.type), _shape(self.result.type)
+        if x is None or w is None or y is None:
+            return
+        spatial = len(x) - 2
+        _spatial_props_ok(
+            self, spatial, strides=_ints(self.strides), dilations=_ints(self.dilations),
+            pad_low=_ints(self.pad_low), pad_high=_ints(self.pad_high),
+        )
+        groups = self.groups.value.data
+        if x[1] >= 0 and w[1] >= 0 and x[1] != w[1] * groups:
+            raise VerifyException(
+                f"core.conv: input has {x[1]} channels; weights expect {w[1]} x {groups} groups"
+            )
+        for i in range(spatial):
+            d, k, e = x[2 + i], w[2 + i], y[2 + i]
+            if d < 0 or k < 0 or e < 0:
+                continue
+            s, dil = _ints(self.strides)[i], _ints(self.dilations)[i]
+            lo, hi = _ints(self.pad_low)[i], _ints(self.pad_high)[i]
+            expect = (d + lo + hi - dil * (k - 1) - 1) // s + 1
+            if expect != e:
+                raise VerifyException(
+                    f"core.conv: spatial dim {i} should be {expect}, result has {e}"
+                )
+
+
+@irdl_op_definition
+class ConvTransposeOp(CoreOp):
+    """Transposed convolution (the gradient of core.conv), layouts `NC…` and `IO…`.
+
+    weights [C, O/groups, K…]; result dim E = (D-1)*stride + dilation*(K-1) + 1
+    - pad_low - pad_high (output padding is folded into a negative pad_high).
+    """
+
+    name = "core.conv_transpose"
+
+    input = operand_def()
+    weight = operand_def()
+    strides = prop_def(DenseArrayBase)
+    dilations = prop_def(DenseArrayBase)
+    pad_low = prop_def(DenseArrayBase)
+    pad_high = prop_def(DenseArrayBase)
+    groups = prop_def(IntegerAttr)
+    acc = prop_def(AnyAttr())
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+POOL_KINDS = ("max", "sum")
+
+
+@irdl_op_definition
+class PoolOp(CoreOp):
+    """Window reduction over the spatial dims of an `NC…` tensor.
+
+    Padding uses the identity of the reduction (-inf for max, 0 for sum);
+    averages are sums divided by a count tensor computed before core.
+    """
+
+    name = "core.pool"
+    KEYWORD: ClassVar[str | None] = "kind"
+    KEYWORDS: ClassVar[tuple[str, ...]] = POOL_KINDS
+
+    kind = prop_def(StringAttr)
+    input = operand_def()
+    window = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    dilations = prop_def(DenseArrayBase)
+    pad_low = prop_def(DenseArrayBase)
+    pad_high = prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+REDUCE_FNS = ("sum", "prod", "max", "min", "and", "or")
+
+
+@irdl_op_definition
+class ReduceOp(CoreOp):
+    """Reduces `axes` (sorted, non-negative) away; the result drops those dims."""
+
+    name = "core.reduce"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = REDUCE_FNS
+
+    fn = prop_def(StringAttr)
+    input = operand_def()
+    axes = prop_def(DenseArrayBase)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        axes = _ints(self.axes)
+        ins, out = _shape(self.input.type), _shape(self.result.type)
+        if list(axes) != sorted(set(axes)):
+            raise VerifyException("core.reduce: axes must be sorted and unique")
+        if ins is None or out is None:
+            return
+        if any(not 0 <= a < len(ins) for a in axes):
+            raise VerifyException(f"core.reduce: axes {list(axes)} out of range")
+        kept = [d for i, d in enumerate(ins) if i not in axes]
+        if len(kept) != len(out) or not all(map(_dims_compatible, kept, out)):
+            raise VerifyException(
+                f"core.reduce: reducing {list(axes)} of {self.input.type} cannot give "
+                f"{self.result.type}"
+            )
+
+
+@irdl_op_definition
+class ArgReduceOp(CoreOp):
+    """Index (i64) of the max/min along `axis`, which the result drops; ties pick the
+    first index, or the last when `last` is 1."""
+
+    name = "core.arg_reduce"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = ("max", "min")
+
+    fn = prop_def(StringAttr)
+    input = operand_def()
+    axis = prop_def(IntegerAttr)
+    last = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class CumulativeOp(CoreOp):
+    """Running sum/product along `axis`, optionally exclusive and/or from the end."""
+
+    name = "core.cumulative"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = ("sum", "prod")
+
+    fn = prop_def(StringAttr)
+    input = operand_def()
+    axis = prop_def(IntegerAttr)
+    exclusive = prop_def(IntegerAttr)
+    reverse = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class SortOp(CoreOp):
+    """Sorts along `axis`, stably; gives the sorted values and their i64 indices."""
+
+    name = "core.sort"
+
+    input = operand_def()
+    axis = prop_def(IntegerAttr)
+    descending = prop_def(IntegerAttr)
+    values = result_def()
+    indices = result_def()
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class NonZeroOp(CoreOp):
+    """Indices of the non-zero elements, `[rank, count]` i64, in row-major order."""
+
+    name = "core.nonzero"
+
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+
+# ---- control flow ------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class YieldOp(CoreOp):
+    """Ends a region of core.if / core.loop, returning its values."""
+
+    name = "core.yield"
+
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+
+
+@irdl_op_definition
+class IfOp(CoreOp):
+    """Runs `then` or `else` on a scalar i1 condition and returns what it yields."""
+
+    name = "core.if"
+    REGIONS: ClassVar[tuple[str, ...]] = ("then", "else")
+
+    cond = operand_def()
+    results_ = var_result_def()
+    then_region = region_def()
+    else_region = region_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+
+@irdl_op_definition
+class LoopOp(CoreOp):
+    """A counted, conditional loop carrying values (ONNX Loop's semantics).
+
+    Operands: max trip count (i64 scalar), initial condition (i1 scalar), then
+    the carried values. The body's arguments are (iteration i64, condition,
+    carried…); it yields (condition, carried…, per-iteration outputs…). The
+    results are the final carried values, then each per-iteration output
+    stacked along a new first dim.
+    """
+
+    name = "core.loop"
+    REGIONS: ClassVar[tuple[str, ...]] = ("body",)
+
+    max_trips = operand_def()
+    cond = operand_def()
+    carried = var_operand_def()
+    results_ = var_result_def()
+    body = region_def()
+    traits = traits_def(RecursiveMemoryEffect())
+
+
+CORE_OPS: tuple[type[IRDLOperation], ...] = (
+    ConstantOp, IotaOp, ShapeOfOp,
+    UnaryOp, BinaryOp, CompareOp, SelectOp, CastOp,
+    BroadcastOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
+    GatherOp, GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
+    MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, ArgReduceOp, CumulativeOp,
+    SortOp, NonZeroOp,
+    YieldOp, IfOp, LoopOp,
+)  # fmt: skip
+
+Core = Dialect("core", list(CORE_OPS), [])
+
+__all__ = ["CORE_OPS", "Core", "ints"] + [op.__name__ for op in CORE_OPS]
