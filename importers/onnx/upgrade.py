@@ -1020,14 +1020,15 @@ def _bn_9(ctx: _Ctx, node: NodeProto) -> None:
     for i in (3, 4):
         if i < len(outputs) and outputs[i] and ctx.is_used(outputs[i]):
             raise ctx.error(node, 9, "saved_mean/saved_var outputs no longer exist; remove them")
-    if training:
-        _set(node, "training_mode", 1)
-    for i in (1, 2):
-        if i < len(outputs) and outputs[i] and not ctx.is_used(outputs[i]):
-            node.output[i] = ""  # unread running statistics need not be computed
     del node.output[3:]
-    while len(node.output) > 1 and not node.output[-1]:
-        node.output.pop()
+    if training:
+        # Version 14 in training mode must declare its running statistics.
+        _set(node, "training_mode", 1)
+        while len(node.output) < 3:
+            node.output.append("")
+        for i in (1, 2):
+            if not node.output[i]:
+                node.output[i] = ctx.fresh(f"{node.output[0]}_running_{('', 'mean', 'var')[i]}")
 
 
 # --- Softmax family ----------------------------------------------------------
