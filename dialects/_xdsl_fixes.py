@@ -1,8 +1,11 @@
-r"""Fixes for two xDSL 0.74 parser problems that every rung model can hit.
+r"""Fixes for xDSL 0.74 parser problems that every rung model can hit.
 
 - Speed: xDSL rebuilds an IRDL constraint each time it parses a `dense<...>`
   literal, about 2 ms per attribute, a third of the time to read back a
   DenseNet-sized module. The constraint never changes, so it is built once.
+- Speed: tensor types are most of the text of a model's IR and repeat
+  constantly; each distinct `tensor<...>` spelling is parsed once and reused
+  (types are immutable, so sharing them is safe).
 - Non-ASCII text: xDSL prints `"é"` as `"\C3\A9"` but lexes such a literal
   as bytes, not as a string, so node names (locations) and string attributes
   with non-ASCII characters did not read back. MLIR treats it as a string when
@@ -22,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     RankedStructure,
 )
+from xdsl.ir import TypeAttribute
 from xdsl.irdl import base
 from xdsl.parser.attribute_parser import AttrParser
 from xdsl.utils.lexer import Position, Token
@@ -56,6 +60,51 @@ def _lex_string_literal(self: MLIRLexer, start_pos: Position) -> MLIRToken:
     return token
 
 
+_TYPE_CACHE: dict[str, TypeAttribute] = {}
+_TYPE_CACHE_LIMIT = 16384
+_original_parse_optional_type = AttrParser.parse_optional_type
+
+
+def _angle_end(text: str, start: int) -> int | None:
+    """Index just past the `>` that closes the `<` at `start`, if the span is simple."""
+    if start >= len(text) or text[start] != "<":
+        return None
+    depth = 0
+    for i in range(start, min(len(text), start + 512)):
+        c = text[i]
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c in "\"\n{(":
+            return None
+    return None
+
+
+def _parse_optional_type(self: AttrParser) -> TypeAttribute | None:
+    token = self._current_token
+    if token.kind is not MLIRTokenKind.BARE_IDENT or token.text != "tensor":
+        return _original_parse_optional_type(self)
+    text = token.span.input.content
+    end = _angle_end(text, token.span.end)
+    if end is None:
+        return _original_parse_optional_type(self)
+    key = text[token.span.start : end]
+    cached = _TYPE_CACHE.get(key)
+    if cached is not None:
+        self._resume_from(end)
+        return cached
+    parsed = _original_parse_optional_type(self)
+    if parsed is not None and text[end : self.pos].strip() == "":
+        if len(_TYPE_CACHE) >= _TYPE_CACHE_LIMIT:
+            _TYPE_CACHE.clear()
+        _TYPE_CACHE[key] = parsed
+    return parsed
+
+
 def install() -> None:
     AttrParser._parse_dense_literal_type = _parse_dense_literal_type  # type: ignore[method-assign]
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]
+    AttrParser.parse_optional_type = _parse_optional_type  # type: ignore[method-assign]

@@ -33,3 +33,18 @@ def test_utf8_escapes_read_back_as_strings_and_raw_bytes_stay_bytes() -> None:
     # An escape that is not valid UTF-8 is still a bytes literal, as before.
     with pytest.raises(ParseError):
         parse_module(text.replace("\\C3\\A9", "\\FF"))
+
+
+def test_cached_tensor_types_are_the_same_types() -> None:
+    text = (
+        "func.func @f(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {\n"
+        "  %y = onnx.Relu(%x) : (tensor<2x?xf32>) -> tensor<2x?xf32>\n"
+        "  %z = onnx.Relu(%y) : (tensor<2x?xf32>) -> tensor<2x?xf32>\n"
+        "  func.return %z : tensor<2x?xf32>\n}\n"
+    )
+    module = parse_module(text)
+    types = {str(v.type) for op in module.walk() for v in op.results}
+    assert types == {"tensor<2x?xf32>"}
+    # A type followed directly by other syntax still parses (no whitespace needed).
+    again = parse_module(text.replace(") -> tensor<2x?xf32>\n  %z", ")->tensor<2x?xf32>\n  %z"))
+    assert print_module(again) == print_module(module)
