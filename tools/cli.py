@@ -1,15 +1,28 @@
 """`rung`: the user-facing command, one subcommand per job.
 
     rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
+    rung run model.onnx --input x=x.npy      # run it (at level onnx) and print the outputs
+    rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
-from .common import EXIT_OK, run_tool, write_output
+from rung.errors import RungError
+
+from .common import EXIT_OK, run_tool, write_atomically, write_output
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse whose usage errors become `rung: error: ...` and exit code 1."""
+
+    def error(self, message: str) -> NoReturn:
+        raise RungError(f"{message} (see '{self.prog} --help')")
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -22,8 +35,250 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---- rung run -----------------------------------------------------------------------
+
+
+def _parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise RungError(f"{what} '{item}' must look like NAME=VALUE")
+        if name in out:
+            raise RungError(f"{what} '{name}' is given twice")
+        out[name] = value
+    return out
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from rung.runtime import InferenceSession
+    from rung.runtime.levels import load_level_plugin
+    from rung.runtime.session import random_inputs, read_array
+
+    for plugin in args.load_level:
+        load_level_plugin(plugin)
+    given = _parse_assignments(args.input, "--input")
+    dims: dict[str, int] = {}
+    for name, text in _parse_assignments(args.dim, "--dim").items():
+        try:
+            dims[name] = int(text)
+        except ValueError:
+            raise RungError(f"--dim {name}={text}: the size must be an integer") from None
+        if dims[name] < 0:
+            raise RungError(f"--dim {name}={text}: the size must not be negative")
+    session = InferenceSession(args.model, level=args.level)
+    inputs = session.get_inputs()
+    known = {i.name for i in inputs}
+    for name in given:
+        if name not in known:
+            raise RungError(f"unknown input '{name}'; the model's inputs are:\n{_list_args(inputs)}")
+    feed: dict[str, object] = {}
+    if args.random_inputs:
+        feed.update(random_inputs(inputs, seed=args.seed, dims=dims))
+    for name, path in given.items():
+        feed[name] = read_array(path, name)
+    missing = [i for i in inputs if i.name not in feed and not i.type.startswith("optional(")]
+    if missing:
+        names = ", ".join(f"'{i.name}'" for i in missing)
+        raise RungError(
+            f"missing input{'s' if len(missing) > 1 else ''} {names}; the model's inputs are:\n"
+            f"{_list_args(inputs)}\n"
+            "give each as --input NAME=FILE.npy, or use --random-inputs"
+        )
+    outputs = session.run(None, feed)
+    names = [o.name for o in session.get_outputs()]
+    if args.output is not None:
+        _save_npz(args.output, names, outputs)
+        print(f"wrote {len(outputs)} output(s) to {args.output}")
+    elif args.output_dir is not None:
+        written = _save_dir(args.output_dir, names, outputs)
+        print(f"wrote {len(written)} file(s) to {args.output_dir}")
+    else:
+        sys.stdout.write(_format_outputs(session.get_outputs(), outputs))
+    return EXIT_OK
+
+
+def _list_args(args: Sequence[object]) -> str:
+    lines = []
+    for a in args:
+        shape = "[" + ", ".join("?" if d is None else str(d) for d in a.shape) + "]"  # type: ignore[attr-defined]
+        lines.append(f"  {a.name}: {a.type} {shape}")  # type: ignore[attr-defined]
+    return "\n".join(lines)
+
+
+def _format_outputs(outs: Sequence[object], values: Sequence[object]) -> str:
+    import numpy as np
+
+    lines = []
+    with np.printoptions(threshold=20, edgeitems=3, linewidth=100):
+        for arg, value in zip(outs, values, strict=True):
+            name, type_ = arg.name, arg.type  # type: ignore[attr-defined]
+            if isinstance(value, np.ndarray):
+                lines.append(f"{name}: {type_} shape {tuple(value.shape)} dtype {value.dtype}")
+                body = repr(value)
+            elif isinstance(value, list | tuple):
+                lines.append(f"{name}: {type_} with {len(value)} item(s)")
+                body = repr(value)
+            elif value is None:
+                lines.append(f"{name}: {type_}, empty (None)")
+                continue
+            else:
+                lines.append(f"{name}: {type_}")
+                body = repr(value)
+            text = body.splitlines()
+            if len(text) > 12:
+                text = text[:12] + ["..."]
+            lines.extend("  " + line for line in text)
+    return "\n".join(lines) + "\n"
+
+
+def _arrays_to_save(names: Sequence[str], values: Sequence[object]) -> list[tuple[str, object]]:
+    """(file stem, array) for each output; a sequence gives one array per item."""
+    import re
+
+    import numpy as np
+
+    out: list[tuple[str, object]] = []
+    used: set[str] = set()
+
+    def stem(text: str) -> str:
+        base = re.sub(r"[^\w.-]", "_", text) or "output"
+        candidate, k = base, 0
+        while candidate in used:
+            k += 1
+            candidate = f"{base}_{k}"
+        used.add(candidate)
+        return candidate
+
+    for name, value in zip(names, values, strict=True):
+        if isinstance(value, np.ndarray):
+            out.append((stem(name), value))
+        elif isinstance(value, list | tuple) and all(isinstance(v, np.ndarray) for v in value):
+            for i, item in enumerate(value):
+                out.append((stem(f"{name}_{i}"), item))
+        elif value is None:
+            continue
+        else:
+            raise RungError(
+                f"output '{name}' is a {type(value).__name__}, which cannot be saved as .npy; "
+                "run without -o/--output-dir to print it"
+            )
+    return out
+
+
+def _save_npz(path: str, names: Sequence[str], values: Sequence[object]) -> None:
+    import numpy as np
+
+    arrays = dict(_arrays_to_save(names, values))
+    write_atomically(path, lambda f: np.savez(f, **arrays))  # type: ignore[arg-type]
+
+
+def _save_dir(path: str, names: Sequence[str], values: Sequence[object]) -> list[str]:
+    from pathlib import Path
+
+    import numpy as np
+
+    arrays = _arrays_to_save(names, values)
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise RungError(f"--output-dir '{path}' exists and is not a folder")
+    if not folder.parent.is_dir():
+        raise RungError(f"cannot create '{path}': folder '{folder.parent}' does not exist")
+    folder.mkdir(exist_ok=True)
+    written = []
+    for stem, array in arrays:
+        target = str(folder / f"{stem}.npy")
+        write_atomically(target, lambda f, a=array: np.save(f, a, allow_pickle=False))
+        written.append(target)
+    return written
+
+
+# ---- rung conformance ---------------------------------------------------------------
+
+
+def _cmd_conformance(args: argparse.Namespace) -> int:
+    import shlex
+    from pathlib import Path
+
+    from rung.runtime.conformance import render_json, render_markdown, run_conformance
+
+    levels = args.levels or ["onnx"]
+    output = args.output
+    if output is None and args.filter is None:
+        output = os.path.join("docs", "conformance.md")
+    if args.floor is not None and args.floor < 0:
+        raise RungError(f"--floor must not be negative, got {args.floor}")
+    parts = ["rung conformance", *(f"--level {shlex.quote(lv)}" for lv in levels)]
+    if args.filter is not None:
+        parts.append(f"--filter {shlex.quote(args.filter)}")
+    if output is not None:
+        parts.append(f"--output {shlex.quote(output)}")
+    progress = _progress if sys.stderr.isatty() else None
+    report = run_conformance(
+        levels,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        pattern=args.filter,
+        plugins=args.load_level,
+        progress=progress,
+        command=" ".join(parts),
+    )
+    if progress is not None:
+        print(file=sys.stderr)
+    if output is not None:
+        if output != "-":
+            json_path = str(Path(output).with_suffix(".json"))
+            write_output(json_path, render_json(report))
+        write_output(output, render_markdown(report))
+    for line in report_lines(report, output):
+        print(line)
+    if args.floor is not None:
+        below = [lv for lv in report.levels if report.passed(lv) < args.floor]
+        if below:
+            detail = ", ".join(
+                f"level '{lv}' passed {report.passed(lv)}" for lv in below
+            )
+            raise RungError(f"{detail} of {len(report.cases)} cases, below --floor {args.floor}")
+    return EXIT_OK
+
+
+def report_lines(report: object, output: str | None) -> list[str]:
+    from pathlib import Path
+
+    from rung.runtime.conformance import summary_lines
+
+    lines = summary_lines(report)  # type: ignore[arg-type]
+    if output is not None and output != "-":
+        lines.append(f"wrote {output} and {Path(output).with_suffix('.json')}")
+    return lines
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\r[{done}/{total}]", end="", file=sys.stderr, flush=True)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: '{text}'") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _ArgumentParser(
         prog="rung", description="Carry deep-learning models down a ladder of MLIR dialects."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -40,14 +295,129 @@ def build_parser() -> argparse.ArgumentParser:
         "--print-op-generic", action="store_true", help="print ops in MLIR's generic syntax"
     )
     p.set_defaults(func=_cmd_import)
+
+    p = sub.add_parser(
+        "run",
+        help="run a model on given or random inputs and print (or save) its outputs",
+        description="Run a model (.onnx, .onnxtxt, or onnx-dialect .mlir) at an execution "
+        "level and print each output's name, type, shape and values (truncated), or save "
+        "them. Inputs come from .npy (or TensorProto .pb) files, or are generated from the "
+        "declared shapes and types.",
+    )
+    p.add_argument("model", help="the model: .onnx, .onnxtxt or .mlir")
+    p.add_argument(
+        "--level", default="onnx", metavar="LEVEL", help="execution level (default: onnx; 'rung levels' lists them)"
+    )
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input from a .npy (or .pb TensorProto) file; repeat for each input",
+    )
+    p.add_argument(
+        "--random-inputs",
+        action="store_true",
+        help="generate the inputs not given with --input from their declared shapes/types",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for --random-inputs (default 0)")
+    p.add_argument(
+        "--dim",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="size of the symbolic dimension NAME for --random-inputs (other unknown dims: 1)",
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("-o", "--output", metavar="FILE.npz", help="save the outputs in one .npz")
+    out.add_argument(
+        "--output-dir", metavar="DIR", help="save each output as DIR/<name>.npy"
+    )
+    p.add_argument(
+        "--load-level",
+        action="append",
+        default=[],
+        metavar="PLUGIN",
+        help="a Python file or module that registers more levels",
+    )
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "conformance",
+        help="run every ONNX node test case at each level and write the scoreboard",
+        description="Run every ONNX node test case (generated by the installed onnx package) "
+        "at each --level, each case in a worker process with a time limit, and write "
+        "docs/conformance.md (a table per op) and docs/conformance.json (every case's status).",
+    )
+    p.add_argument(
+        "--level",
+        dest="levels",
+        action="append",
+        default=[],
+        metavar="LEVEL",
+        help="a level to run at; repeat for several (default: onnx)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="worker processes (default: the number of CPUs)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time allowed per case and level (default 60)",
+    )
+    p.add_argument(
+        "--output",
+        metavar="FILE.md",
+        help="the markdown scoreboard; the .json goes next to it (default: "
+        "docs/conformance.md, or none with --filter)",
+    )
+    p.add_argument("--filter", metavar="REGEX", help="only cases whose name matches REGEX")
+    p.add_argument(
+        "--floor",
+        type=int,
+        default=None,
+        metavar="N",
+        help="fail (exit 1) if fewer than N cases pass at any level",
+    )
+    p.add_argument(
+        "--load-level",
+        action="append",
+        default=[],
+        metavar="PLUGIN",
+        help="a Python file or module that registers more levels (loaded in every worker)",
+    )
+    p.set_defaults(func=_cmd_conformance)
+
+    p = sub.add_parser("levels", help="list the execution levels")
+    p.add_argument("--load-level", action="append", default=[], metavar="PLUGIN")
+    p.set_defaults(func=_cmd_levels)
     return parser
 
 
+def _cmd_levels(args: argparse.Namespace) -> int:
+    from rung.runtime.levels import get_level, level_names, load_level_plugin
+
+    for plugin in args.load_level:
+        load_level_plugin(plugin)
+    for name in level_names():
+        level = get_level(name)
+        print(f"{name:10} {level.description}")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    func: Callable[[argparse.Namespace], int] = args.func
-    return run_tool("rung", lambda: func(args))
+    def body() -> int:
+        args = build_parser().parse_args(argv)
+        func: Callable[[argparse.Namespace], int] = args.func
+        return func(args)
+
+    return run_tool("rung", body)
 
 
 if __name__ == "__main__":

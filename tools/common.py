@@ -12,6 +12,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
@@ -53,17 +54,22 @@ def report(tool: str, message: str) -> None:
         print(line, file=sys.stderr)
 
 
-def write_output(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
-    """Write `text` to `path` (stdout for None or '-'), all at once or not at all.
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
-    The text goes to a temporary file in the same folder, which then replaces
+
+def write_atomically(
+    path: str, write: Callable[[BinaryIO], None], *, inputs: tuple[str, ...] = ()
+) -> None:
+    """Create or replace the file `path` with what `write` writes, all at once or not at all.
+
+    The data goes to a temporary file in the same folder, which then replaces
     the target, so an interrupted or failed write never leaves a partial file.
-    Writing over one of the command's own input files is refused.
+    The result gets the usual permissions (0666 less the umask). Writing over
+    one of the command's own input files is refused.
     """
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
     target = Path(path)
     for source in inputs:
         if source not in ("-", "") and Path(source).exists() and target.exists():
@@ -76,10 +82,21 @@ def write_output(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -
         raise RungError(f"cannot write '{path}': folder '{folder}' does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, "wb") as f:
+            write(f)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_output(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
+    """Write `text` to `path` atomically (see `write_atomically`); stdout for None or '-'."""
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    data = text.encode("utf-8")
+    write_atomically(path, lambda f: f.write(data), inputs=inputs)

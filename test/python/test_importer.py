@@ -278,6 +278,9 @@ def test_cli_import_writes_the_output(tmp_path: Path) -> None:
     result = run_rung("import", str(model), "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "onnx.Relu" in out.read_text()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # not the temp file's 0600
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,16 @@
 """Runs the lit/FileCheck suite (test/lit) as part of pytest, one pytest item per lit test.
 
-lit runs once per session, in parallel, writing an xUnit report; each
+lit runs once per pytest run, in parallel, writing an xUnit report; each
 parametrized item then reports its own lit test, with lit's output on failure.
-So `pytest` alone runs every test in the repository.
+So `pytest` alone runs every test in the repository. Under pytest-xdist the
+workers share one lit run through a file lock: two lit runs over the same
+tree would delete each other's `Output/` files.
 """
 
 from __future__ import annotations
 
-import functools
+import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -29,7 +32,6 @@ def lit_tests() -> list[str]:
     return found
 
 
-@functools.cache
 def lit_results(report_dir: str) -> dict[str, tuple[str, str]]:
     """Run lit once; map each test's path (relative to test/lit) to (status, output)."""
     report = Path(report_dir) / "lit.xml"
@@ -60,10 +62,19 @@ def lit_results(report_dir: str) -> dict[str, tuple[str, str]]:
 
 @pytest.fixture(scope="session")
 def lit_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
-    return lit_results(str(tmp_path_factory.mktemp("lit")))
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # shared by all workers of this run
+    cache = root / "lit-results.json"
+    with open(root / "lit.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not cache.exists():
+            lit_dir = root / "lit-run"
+            lit_dir.mkdir(exist_ok=True)
+            cache.write_text(json.dumps(lit_results(str(lit_dir))))
+    return {k: tuple(v) for k, v in json.loads(cache.read_text()).items()}
 
 
-@pytest.mark.xdist_group("lit")
 @pytest.mark.parametrize("test", lit_tests())
 def test_lit(test: str, lit_report: dict[str, tuple[str, str]]) -> None:
     status, output = lit_report.get(test, ("missing", "lit did not report this test"))
