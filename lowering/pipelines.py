@@ -271,9 +271,16 @@ def default_registry(*, include_xdsl: bool = True) -> Registry:
     return registry
 
 
-# rung's lowering packages register their passes and pipelines here, e.g.
-# register_pass("convert-onnx-to-core", _onnx_to_core) and
-# register_pipeline("lower-to-core", "...", "lower the onnx dialect to core").
+def _onnx_to_core() -> type[ModulePass]:
+    from rung.lowering.onnx_to_core import OnnxToCorePass
+
+    return OnnxToCorePass
+
+
+register_pass("convert-onnx-to-core", _onnx_to_core)
+register_pipeline(
+    "lower-to-core", "convert-onnx-to-core,cse,dce", "lower the onnx dialect to the core dialect"
+)
 
 
 __all__ = [

@@ -24,6 +24,7 @@ from rung.dialects import core
 from rung.dialects.onnx import StringTensorAttr
 from rung.dialects.resources import resource_bytes
 from rung.errors import RungError
+from rung.runtime.levels import UnsupportedOpError
 
 Env = dict[SSAValue, object]
 
@@ -177,7 +178,7 @@ class CoreInterpreter:
     def eval(self, op: Operation, env: Env) -> list[object]:
         handler = getattr(self, "eval_" + type(op).__name__, None)
         if handler is None:
-            raise RungError(f"the core interpreter cannot run '{op.name}'")
+            raise UnsupportedOpError(f"the core interpreter cannot run '{op.name}'")
         args = [env[v] for v in op.operands]
         out = handler(op, args, env)
         return out if isinstance(out, list) else [out]

@@ -1,0 +1,290 @@
+"""The shared toolkit of ONNX → core patterns: building core ops, broadcasting, constants.
+
+Patterns stay small because everything they have in common lives here: a
+`CoreBuilder` inserts core ops before the op being lowered (at its location),
+turns numpy arrays into `core.constant`, applies ONNX's multidirectional
+broadcasting explicitly, and reads constant operands (axes, pads, shapes)
+back as numpy. Before adding a helper to a pattern file, look here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from rung.dialects import core
+from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX, ONNX_FROM_MLIR
+from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
+from rung.dialects.resources import owning_module, store_of
+from rung.errors import RungError
+
+
+class LoweringError(RungError):
+    """An op has a form this lowering does not (yet) handle; the legality check reports it."""
+
+
+def numpy_dtype(element: Attribute) -> np.dtype:
+    from onnx import helper
+
+    code = ONNX_FROM_MLIR.get(element)
+    if code is None:
+        raise LoweringError(f"no numpy type for element type {element}")
+    return np.dtype(helper.tensor_dtype_to_np_dtype(code))
+
+
+def element_type_of(dtype: np.dtype) -> Attribute:
+    from onnx import helper
+
+    return MLIR_FROM_ONNX[helper.np_dtype_to_tensor_dtype(np.dtype(dtype))]
+
+
+def shape_of_type(t: Attribute) -> tuple[int, ...] | None:
+    """The static shape of a ranked tensor type, -1 for `?` dims; None if unranked."""
+    if isinstance(t, TensorType):
+        return tuple(-1 if d == DYNAMIC_INDEX else d for d in t.get_shape())
+    return None
+
+
+def tensor(element: Attribute, shape: Sequence[int]) -> TensorType:
+    return TensorType(element, [DYNAMIC_INDEX if d < 0 else d for d in shape])
+
+
+def is_static(t: Attribute) -> bool:
+    shape = shape_of_type(t)
+    return shape is not None and all(d >= 0 for d in shape)
+
+
+class CoreBuilder:
+    """Inserts core ops before `op`, carrying its location."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation) -> None:
+        self.rewriter = rewriter
+        self.op = op
+        self._module: ModuleOp | None = None
+
+    @property
+    def module(self) -> ModuleOp:
+        if self._module is None:
+            self._module = owning_module(self.op)
+        return self._module
+
+    def insert(self, new: Operation) -> Operation:
+        new.location = self.op.location
+        self.rewriter.insert_op(new)
+        return new
+
+    # ---- constants ---------------------------------------------------------------
+
+    def constant(self, value: np.ndarray | float | int, like: Attribute | None = None) -> SSAValue:
+        """A `core.constant` of `value` (dtype of `like`'s elements when given)."""
+        array = np.asarray(value)
+        if like is not None:
+            array = array.astype(numpy_dtype(element_of(like)))
+        element = element_type_of(array.dtype)
+        ttype = tensor(element, array.shape)
+        data = np.ascontiguousarray(array).tobytes()
+        attr: Attribute
+        inline = array.size <= 16 and array.dtype.kind in "biuf"
+        if inline and (array.dtype.kind != "f" or np.isfinite(array).all()):
+            attr = DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
+        else:
+            handle = store_of(self.module).add("cst", data)
+            attr = DenseResourceAttr.from_params(handle, ttype)
+        const = core.ConstantOp.create(properties={"value": attr}, result_types=[ttype])
+        return self.insert(const).results[0]
+
+    def scalar(self, value: float | int, element: Attribute) -> SSAValue:
+        """A rank-0 constant of the given element type."""
+        return self.constant(np.asarray(value, dtype=numpy_dtype(element)))
+
+    def splat(self, value: float | int, like: SSAValue) -> SSAValue:
+        """A tensor shaped like `like` (static) or broadcast to it (dynamic), full of `value`."""
+        scalar = self.scalar(value, element_of(like.type))
+        return self.broadcast_to(scalar, like.type, like)
+
+    # ---- core ops ------------------------------------------------------------------
+
+    def unary(self, fn: str, x: SSAValue, result: Attribute | None = None) -> SSAValue:
+        op = core.UnaryOp.create(
+            operands=[x], result_types=[result or x.type], properties={"fn": StringAttr(fn)}
+        )
+        return self.insert(op).results[0]
+
+    def binary(self, fn: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        op = core.BinaryOp.create(
+            operands=[a, b], result_types=[a.type], properties={"fn": StringAttr(fn)}
+        )
+        return self.insert(op).results[0]
+
+    def compare(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        result = tensor(IntegerType(1), shape_of_type(a.type) or ())
+        op = core.CompareOp.create(
+            operands=[a, b], result_types=[result], properties={"pred": StringAttr(pred)}
+        )
+        return self.insert(op).results[0]
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        op = core.SelectOp.create(operands=[cond, a, b], result_types=[a.type])
+        return self.insert(op).results[0]
+
+    def cast(self, x: SSAValue, element: Attribute) -> SSAValue:
+        if element_of(x.type) == element:
+            return x
+        result = tensor(element, shape_of_type(x.type) or ())
+        return self.insert(core.CastOp.create(operands=[x], result_types=[result])).results[0]
+
+    def shape_of(self, x: SSAValue) -> SSAValue:
+        rank = len(shape_of_type(x.type) or ())
+        op = core.ShapeOfOp.create(operands=[x], result_types=[tensor(i64, [rank])])
+        return self.insert(op).results[0]
+
+    def reshape(self, x: SSAValue, result: Attribute, shape: SSAValue | None = None) -> SSAValue:
+        if x.type == result and is_static(result):
+            return x
+        operands = [x] if shape is None or is_static(result) else [x, shape]
+        return self.insert(core.ReshapeOp.create(operands=operands, result_types=[result])).results[0]
+
+    def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
+        if list(perm) == list(range(len(perm))):
+            return x
+        shape = shape_of_type(x.type)
+        assert shape is not None
+        result = tensor(element_of(x.type), [shape[p] for p in perm])
+        op = core.TransposeOp.create(
+            operands=[x], result_types=[result], properties={"perm": core.ints(perm)}
+        )
+        return self.insert(op).results[0]
+
+    def reduce(self, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+        shape = shape_of_type(x.type)
+        assert shape is not None
+        axes = sorted(set(axes))
+        result = tensor(element_of(x.type), [d for i, d in enumerate(shape) if i not in axes])
+        op = core.ReduceOp.create(
+            operands=[x],
+            result_types=[result],
+            properties={"fn": StringAttr(fn), "axes": core.ints(axes)},
+        )
+        return self.insert(op).results[0]
+
+    def broadcast_to(
+        self, x: SSAValue, target: Attribute, like: SSAValue | None = None
+    ) -> SSAValue:
+        """ONNX (numpy) broadcasting of `x` to the shape of `target`.
+
+        Dims are right-aligned. A dynamic target needs `like`, a value of that
+        shape, whose runtime shape becomes the broadcast's shape operand.
+        """
+        if x.type == target:
+            return x
+        src = shape_of_type(x.type)
+        out = shape_of_type(target)
+        if src is None or out is None:
+            raise LoweringError("broadcasting needs ranked tensors")
+        offset = len(out) - len(src)
+        if offset < 0:
+            raise LoweringError(f"cannot broadcast rank {len(src)} to rank {len(out)}")
+        if src == out[offset:] and offset == 0:
+            return x
+        dims = list(range(offset, len(out)))
+        result = tensor(element_of(x.type), out)
+        operands = [x]
+        if any(d < 0 for d in out):
+            if like is None:
+                raise LoweringError("broadcast to a dynamic shape needs a value of that shape")
+            operands.append(self.shape_of(like))
+        op = core.BroadcastOp.create(
+            operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
+        )
+        return self.insert(op).results[0]
+
+    def broadcast_all(self, values: Sequence[SSAValue], result: Attribute) -> list[SSAValue]:
+        """Broadcast every operand of an elementwise op to its result's shape."""
+        out = shape_of_type(result)
+        if out is None:
+            raise LoweringError("elementwise lowering needs a ranked result")
+        like: SSAValue | None = None
+        if any(d < 0 for d in out):
+            # A dynamic result: some operand already has the full shape, or
+            # the shapes are combined at run time.
+            for v in values:
+                if shape_of_type(v.type) == out:
+                    like = v
+                    break
+            if like is None:
+                raise LoweringError("broadcasting operands that are all partially dynamic")
+        return [self.broadcast_to(v, tensor(element_of(v.type), out), like) for v in values]
+
+    def replace(self, results: Sequence[SSAValue | None]) -> None:
+        """Replace the op being lowered by `results` (None for its absent outputs)."""
+        present = [r for r in results if r is not None]
+        self.rewriter.replace(self.op, [], present)
+
+
+def element_of(t: Attribute) -> Attribute:
+    element = getattr(t, "element_type", None)
+    if element is None:
+        raise LoweringError(f"expected a tensor, got {t}")
+    return element
+
+
+def constant_array(value: SSAValue | None) -> np.ndarray | None:
+    """The data of `value` if it is produced by a constant (onnx or core), else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if isinstance(owner, core.ConstantOp | OnnxConstantOp):
+        attr = owner.properties.get("value")
+        if attr is None:
+            return None
+        from rung.runtime.core_eval import constant_value
+
+        try:
+            return constant_value(attr, owning_module(owner))
+        except RungError:
+            return None
+    return None
+
+
+def constant_ints(value: SSAValue | None) -> list[int] | None:
+    array = constant_array(value)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise LoweringError(f"axis {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def int_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+__all__ = [
+    "CoreBuilder",
+    "LoweringError",
+    "constant_array",
+    "constant_ints",
+    "element_of",
+    "int_attr",
+    "is_static",
+    "normalize_axis",
+    "shape_of_type",
+    "tensor",
+]

@@ -1,0 +1,88 @@
+"""The `convert-onnx-to-core` pass: apply every handler, then check nothing is left.
+
+xDSL has no conversion target, so legality is checked here: after the
+rewrite, every onnx-dialect op still present is reported with its op name,
+opset, node name and the reason its handler gave, and the pass fails, unless
+`allow-partial` asks to see how far it got.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.utils.exceptions import PassFailedException
+
+from rung.dialects.onnx import CustomOp, OnnxOp
+
+from .builder import CoreBuilder, LoweringError
+from .registry import HANDLERS
+
+
+@dataclass
+class LowerOnnxOps(RewritePattern):
+    """Replace each onnx op that has a handler by the core ops the handler builds."""
+
+    failures: dict[Operation, str] = field(default_factory=dict)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        handler = HANDLERS.get(op.name)
+        if handler is None or op in self.failures:
+            return
+        builder = CoreBuilder(rewriter, op)
+        try:
+            results = handler(builder, op)
+        except LoweringError as err:
+            self.failures[op] = err.message
+            return
+        builder.replace(results)
+
+
+def describe(op: Operation, module: ModuleOp) -> str:
+    """`'onnx.Foo' (opset 28) at model.onnx:node 'conv_3'` for diagnostics."""
+    if isinstance(op, OnnxOp):
+        what = f"'{op.name}' (opset {op.SCHEMA.version})"
+    elif isinstance(op, CustomOp):
+        what = f"'{op.domain.data}::{op.op_type.data}' (onnx.Custom)"
+    else:
+        what = f"'{op.name}'"
+    source = module.attributes.get("onnx.source")
+    file = source.data if isinstance(source, StringAttr) else "<module>"
+    loc = op.location
+    node = f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
+    return f"{what} at {file}:{node}"
+
+
+@dataclass(frozen=True)
+class OnnxToCorePass(ModulePass):
+    """Lower the onnx dialect to the core dialect."""
+
+    name = "convert-onnx-to-core"
+
+    allow_partial: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pattern = LowerOnnxOps()
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        left = [o for o in op.walk() if isinstance(o, OnnxOp | CustomOp)]
+        if not left or self.allow_partial:
+            return
+        lines = []
+        for o in left:
+            reason = pattern.failures.get(o) or (
+                "no lowering to core" if o.name not in HANDLERS else "not lowered"
+            )
+            lines.append(f"failed to lower {describe(o, op)}: {reason}")
+        more = f" (and {len(lines) - 20} more)" if len(lines) > 20 else ""
+        raise PassFailedException("\n".join(lines[:20]) + more)
+
+
+__all__ = ["LowerOnnxOps", "OnnxToCorePass", "describe", "LoweringError"]
