@@ -213,6 +213,11 @@ class RungOptMain(xDSLOptMain):
             help="do not load the plugins installed as 'rung.plugins' entry points",
         )
         arg_parser.add_argument(
+            "--allow-partial",
+            action="store_true",
+            help="lowering passes leave ops they cannot lower instead of failing",
+        )
+        arg_parser.add_argument(
             "--list-passes",
             action="store_true",
             help="list the named pipelines and passes, then exit",
@@ -251,6 +256,17 @@ class RungOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         """Build the pipeline through the registry, which expands named pipelines."""
         self.pipeline = self.registry.build(self.pipeline_text(), self._between_passes)
+        if self.args.allow_partial:
+            # Every pass with an `allow_partial` option (the lowering passes) gets it.
+            self.pipeline = dataclasses.replace(
+                self.pipeline,
+                passes=tuple(
+                    dataclasses.replace(p, allow_partial=True)  # type: ignore[call-arg]
+                    if any(f.name == "allow_partial" for f in dataclasses.fields(p))
+                    else p
+                    for p in self.pipeline.passes
+                ),
+            )
         self._pass_started = time.perf_counter()
 
     def _between_passes(
