@@ -217,7 +217,11 @@ class CoreBuilder:
         """Broadcast every operand of an elementwise op to its result's shape."""
         out = shape_of_type(result)
         if out is None:
-            raise LoweringError("elementwise lowering needs a ranked result")
+            if all(v.type == values[0].type for v in values):
+                return list(values)  # same unranked type: nothing to broadcast
+            raise LoweringError(
+                "elementwise operands of different types need a ranked result to broadcast to"
+            )
         like: SSAValue | None = None
         if any(d < 0 for d in out):
             # A dynamic result: some operand already has the full shape, or

@@ -46,15 +46,28 @@ KNOWN_FAILURES = {
 }
 
 
+def graph_ops(graph: object) -> set[tuple[str, str]]:
+    """(domain, op_type) of every node, subgraphs included."""
+    found = set()
+    for node in graph.node:  # type: ignore[attr-defined]
+        found.add((node.domain, node.op_type))
+        for attr in node.attribute:
+            if attr.type == attr.GRAPH:
+                found |= graph_ops(attr.g)
+    return found
+
+
 def lowered_cases() -> list[str]:
+    """Cases whose every op (in subgraphs too) has a core lowering."""
     names = []
     for name, case in node_cases().items():
-        model = case.model  # type: ignore[attr-defined]
-        ops = {("onnx.ml." if n.domain == "ai.onnx.ml" else "onnx.") + n.op_type
-               for n in model.graph.node}
-        if ops and ops <= set(HANDLERS) and all(
-            n.domain in ("", "ai.onnx") for n in model.graph.node
-        ) and not any(a.type == a.GRAPH for n in model.graph.node for a in n.attribute):
+        ops = graph_ops(case.model.graph)  # type: ignore[attr-defined]
+        dialect = {
+            ("onnx.ml." if d == "ai.onnx.ml" else "onnx.") + t
+            for d, t in ops
+            if d in ("", "ai.onnx", "ai.onnx.ml")
+        }
+        if ops and len(dialect) == len(ops) and dialect <= set(HANDLERS):
             names.append(name)
     return sorted(names)
 
