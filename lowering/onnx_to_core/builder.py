@@ -183,12 +183,16 @@ class CoreBuilder:
         return self.insert(op).results[0]
 
     def broadcast_to(
-        self, x: SSAValue, target: Attribute, like: SSAValue | None = None
+        self,
+        x: SSAValue,
+        target: Attribute,
+        like: SSAValue | None = None,
+        shape: SSAValue | None = None,
     ) -> SSAValue:
         """ONNX (numpy) broadcasting of `x` to the shape of `target`.
 
-        Dims are right-aligned. A dynamic target needs `like`, a value of that
-        shape, whose runtime shape becomes the broadcast's shape operand.
+        Dims are right-aligned. A dynamic target takes its runtime shape from
+        `shape` (a 1-D i64 tensor) or from `like`, a value of that shape.
         """
         if x.type == target:
             return x
@@ -205,9 +209,11 @@ class CoreBuilder:
         result = tensor(element_of(x.type), out)
         operands = [x]
         if any(d < 0 for d in out):
-            if like is None:
-                raise LoweringError("broadcast to a dynamic shape needs a value of that shape")
-            operands.append(self.shape_of(like))
+            if shape is None:
+                if like is None:
+                    raise LoweringError("broadcast to a dynamic shape needs a value of that shape")
+                shape = self.shape_of(like)
+            operands.append(shape)
         op = core.BroadcastOp.create(
             operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
         )
@@ -222,17 +228,37 @@ class CoreBuilder:
             raise LoweringError(
                 "elementwise operands of different types need a ranked result to broadcast to"
             )
-        like: SSAValue | None = None
+        shape: SSAValue | None = None
         if any(d < 0 for d in out):
-            # A dynamic result: some operand already has the full shape, or
-            # the shapes are combined at run time.
-            for v in values:
-                if shape_of_type(v.type) == out:
-                    like = v
-                    break
-            if like is None:
-                raise LoweringError("broadcasting operands that are all partially dynamic")
-        return [self.broadcast_to(v, tensor(element_of(v.type), out), like) for v in values]
+            full = next((v for v in values if shape_of_type(v.type) == out), None)
+            shape = self.shape_of(full) if full is not None else self.broadcast_shape(values, out)
+        return [self.broadcast_to(v, tensor(element_of(v.type), out), shape=shape) for v in values]
+
+    def broadcast_shape(self, values: Sequence[SSAValue], out: Sequence[int]) -> SSAValue:
+        """The runtime broadcast shape of `values`: right-aligned, elementwise max.
+
+        Each operand's shape is left-padded with ones to the result rank; ONNX
+        requires every dim to be 1 or the common size, so the max is that size.
+        """
+        rank = len(out)
+        acc: SSAValue | None = None
+        for v in values:
+            src = shape_of_type(v.type)
+            if src is None:
+                raise LoweringError("broadcasting needs ranked tensors")
+            dims = self.shape_of(v)
+            if len(src) < rank:
+                ones = self.constant(np.ones(rank - len(src), dtype=np.int64))
+                dims = self.insert(
+                    core.ConcatOp.create(
+                        operands=[ones, dims],
+                        result_types=[tensor(i64, [rank])],
+                        properties={"axis": int_attr(0)},
+                    )
+                ).results[0]
+            acc = dims if acc is None else self.binary("max", acc, dims)
+        assert acc is not None
+        return acc
 
     def replace(self, results: Sequence[SSAValue | None]) -> None:
         """Replace the op being lowered by `results` (None for its absent outputs)."""

@@ -25,6 +25,6 @@ func.func @f(%i: i32) -> i32 {
 // HELP: --toy-cleanup turn additions into subtractions, then fold
 
 // LIST:      Pipelines:
-// LIST-NEXT:   toy-cleanup {{.*}}turn additions into subtractions, then fold [toy-addi-to-subi,canonicalize]
+// LIST:        toy-cleanup {{.*}}turn additions into subtractions, then fold [toy-addi-to-subi,canonicalize]
 // LIST:      Passes:
 // LIST:        toy-addi-to-subi {{.*}}plugin

@@ -1,0 +1,439 @@
+"""Reductions and sorting ONNX ops → core: Reduce*, ArgMax/ArgMin, CumSum, TopK.
+
+`core.reduce` drops the reduced axes, so `keepdims=1` is a reshape back to
+the ONNX result type. The composite reductions (mean, L1, L2, log-sum,
+log-sum-exp, sum of squares) are elementwise ops around a core sum/max.
+`axes` and `K` must be constants: they decide the result's rank and shape.
+
+Empty-set reductions (a reduced dim of size 0) are resolved here, because
+numpy (the core spec) has no identity for max/min: the result is then a
+constant of the reduction's identity (-inf for max, 0 for sum, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerType, StringAttr, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from rung.dialects import core
+from rung.dialects.onnx import OnnxOp
+
+from .builder import (
+    CoreBuilder,
+    LoweringError,
+    constant_ints,
+    element_of,
+    int_attr,
+    is_static,
+    normalize_axis,
+    numpy_dtype,
+    shape_of_type,
+    tensor,
+)
+from .registry import lowers
+
+Results = Sequence[SSAValue | None]
+
+
+def _onnx(op: Operation) -> OnnxOp:
+    assert isinstance(op, OnnxOp)
+    return op
+
+
+def _data(op: Operation) -> SSAValue:
+    data = _onnx(op).onnx_inputs()[0]
+    assert data is not None
+    return data
+
+
+def _rank(x: SSAValue) -> int:
+    shape = shape_of_type(x.type)
+    if shape is None:
+        raise LoweringError("reductions need a ranked input")
+    return len(shape)
+
+
+def _reduce_axes(op: Operation, x: SSAValue) -> list[list[int]] | None:
+    """The candidate sets of axes to reduce (sorted, non-negative); None for the identity.
+
+    No `axes` (or an empty one) means all axes, unless `noop_with_empty_axes`
+    is set; then nothing is reduced. Constant axes give one candidate. Axes
+    known only at run time are recovered from the static result type: every
+    set of axes that turns the input type into the result type is a
+    candidate (sets differing only in size-1 dims are the same reduction),
+    and `_select_axes` picks among several at run time.
+    """
+    onnx_op = _onnx(op)
+    inputs = onnx_op.onnx_inputs()
+    axes_value = inputs[1] if len(inputs) > 1 else None
+    rank = _rank(x)
+    noop = bool(onnx_op.attr("noop_with_empty_axes"))
+    axes_shape = None if axes_value is None else shape_of_type(axes_value.type)
+    if axes_value is None or axes_shape == (0,):
+        return None if noop else [list(range(rank))]
+    found = constant_ints(axes_value)
+    if found is not None:
+        if not found:
+            return None if noop else [list(range(rank))]
+        return [sorted({normalize_axis(a, rank) for a in found})]
+    return _axes_from_types(op, x, noop)
+
+
+def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] | None:
+    """Candidate axes for run-time `axes`, from the input and result types."""
+    ins = shape_of_type(x.type)
+    out = shape_of_type(op.results[0].type)
+    why = "axes must be a constant, or follow from static input and result shapes"
+    if ins is None or out is None or any(d < 0 for d in ins + out):
+        raise LoweringError(
+            f"{why}; axes is a run-time value and the shapes are not both static "
+            f"({x.type} -> {op.results[0].type})"
+        )
+    rank = len(ins)
+    size_one = [i for i in range(rank) if ins[i] == 1]
+    if _onnx(op).attr("keepdims"):
+        if len(out) != rank:
+            raise LoweringError(why)
+        definite = [i for i in range(rank) if out[i] == 1 and ins[i] != 1]
+        if any(out[i] not in (ins[i], 1) for i in range(rank)):
+            raise LoweringError(why)
+        if definite:
+            return [definite]
+        if not noop or not size_one:
+            return None if noop else [size_one]
+        if op.name.split(".")[-1] in (
+            "ReduceSum",
+            "ReduceMax",
+            "ReduceMin",
+            "ReduceProd",
+            "ReduceMean",
+        ):
+            return None  # reducing size-1 dims changes nothing
+        raise LoweringError("cannot tell from the shapes whether the reduction is a no-op")
+    k = rank - len(out)
+    if k == 0 and noop:
+        return None
+    candidates: dict[tuple[int, ...], list[int]] = {}
+    for removed in combinations(range(rank), k):
+        if [d for i, d in enumerate(ins) if i not in removed] == list(out):
+            key = tuple(i for i in removed if ins[i] != 1)
+            candidates.setdefault(key, list(removed))
+    if not candidates:
+        raise LoweringError(why)
+    if len(candidates) > 8:
+        raise LoweringError("too many ways to reduce to the result shape; make axes a constant")
+    return list(candidates.values())
+
+
+def _axes_mask(b: CoreBuilder, op: Operation, rank: int) -> SSAValue:
+    """`mask[i]` (i1, shape [rank]): whether the run-time axes name dim i."""
+    axes = _onnx(op).onnx_inputs()[1]
+    assert axes is not None
+    shape = shape_of_type(axes.type)
+    if shape is None or len(shape) != 1 or shape[0] < 0:
+        raise LoweringError("run-time axes need a static length")
+    n = shape[0]
+    axes = b.cast(axes, i64)
+    negative = b.compare("lt", axes, b.splat(0, axes))
+    axes = b.select(negative, b.binary("add", axes, b.splat(rank, axes)), axes)
+    grid = tensor(i64, [n, rank])
+    spread = b.insert(
+        core.BroadcastOp.create(
+            operands=[axes], result_types=[grid], properties={"dims": core.ints([0])}
+        )
+    ).results[0]
+    dims = b.constant(np.broadcast_to(np.arange(rank, dtype=np.int64), (n, rank)).copy())
+    hits = b.compare("eq", spread, dims)
+    return b.reduce("or", hits, [0])
+
+
+def _select_axes(
+    b: CoreBuilder,
+    op: Operation,
+    x: SSAValue,
+    candidates: list[list[int]],
+    results: list[SSAValue],
+) -> SSAValue:
+    """Pick, at run time, the result of the candidate whose axes the `axes` input names."""
+    if len(results) == 1:
+        return results[0]
+    shape = shape_of_type(x.type) or ()
+    rank = len(shape)
+    mask = _axes_mask(b, op, rank)
+    chosen = results[-1]
+    for axes, result in zip(candidates[:-1], results[:-1], strict=True):
+        want = b.constant(np.array([i in axes for i in range(rank)]))
+        ignore = b.constant(np.array([d == 1 for d in shape]))
+        agree = b.binary("or", b.compare("eq", mask, want), ignore)
+        cond = b.reduce("and", agree, [0])
+        cond = b.broadcast_to(cond, tensor(element_of(cond.type), shape_of_type(result.type) or ()))
+        chosen = b.select(cond, result, chosen)
+    return chosen
+
+
+def _kept_shape(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+    """The run-time shape of `x` with the reduced axes set to 1 (for a dynamic keepdims)."""
+    rank = _rank(x)
+    mask = np.array([i in axes for i in range(rank)])
+    return b.select(b.constant(mask), b.constant(np.ones(rank, np.int64)), b.shape_of(x))
+
+
+def _keep(
+    b: CoreBuilder,
+    reduced: SSAValue,
+    x: SSAValue,
+    axes: Sequence[int],
+    out: Attribute,
+    keepdims: bool,
+) -> SSAValue:
+    """Reshape a core.reduce result back to the rank of `x` when keepdims is set.
+
+    The shape comes from `x` (reduced dims become 1), not from `out`, which
+    may be unranked when ONNX shape inference could not see the axes.
+    """
+    if not keepdims:
+        return reduced
+    shape = shape_of_type(x.type) or ()
+    target = tensor(element_of(reduced.type), [1 if i in axes else d for i, d in enumerate(shape)])
+    if is_static(target):
+        return b.reshape(reduced, target)
+    return b.reshape(reduced, target, _kept_shape(b, x, axes))
+
+
+def _expand(b: CoreBuilder, reduced: SSAValue, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+    """Broadcast a reduced value back over the reduced axes to the shape of `x`."""
+    shape = shape_of_type(x.type) or ()
+    kept = [i for i in range(len(shape)) if i not in axes]
+    operands = [reduced]
+    if not is_static(x.type):
+        operands.append(b.shape_of(x))
+    op = core.BroadcastOp.create(
+        operands=operands,
+        result_types=[tensor(element_of(reduced.type), shape)],
+        properties={"dims": core.ints(kept)},
+    )
+    return b.insert(op).results[0]
+
+
+def _count(b: CoreBuilder, x: SSAValue, axes: Sequence[int], like: SSAValue) -> SSAValue:
+    """How many elements each output of the reduction combines, shaped like `like`."""
+    shape = shape_of_type(x.type) or ()
+    element = element_of(like.type)
+    reduced_dims = [shape[a] for a in axes]
+    if all(d >= 0 for d in reduced_dims):
+        return b.splat(int(np.prod(reduced_dims, dtype=np.int64)), like)
+    mask = np.array([i in axes for i in range(len(shape))])
+    dims = b.select(b.constant(mask), b.shape_of(x), b.constant(np.ones(len(shape), np.int64)))
+    n = b.cast(b.reduce("prod", dims, [0]), element)
+    return b.broadcast_to(n, like.type, like)
+
+
+def _empty_identity(op: Operation, x: SSAValue, axes: Sequence[int]) -> bool:
+    shape = shape_of_type(x.type) or ()
+    return any(shape[a] == 0 for a in axes)
+
+
+def _identity_constant(b: CoreBuilder, out: Attribute, value: float | bool) -> SSAValue:
+    shape = shape_of_type(out)
+    if shape is None or any(d < 0 for d in shape):
+        raise LoweringError("an empty-set reduction with a dynamic result is not supported")
+    dtype = numpy_dtype(element_of(out))
+    return b.constant(np.full(shape, value, dtype=dtype))
+
+
+def _lowest(dtype: np.dtype) -> float | bool:
+    if dtype == np.bool_:
+        return False
+    if np.issubdtype(dtype, np.integer):
+        return int(np.iinfo(dtype).min)
+    return -np.inf
+
+
+def _highest(dtype: np.dtype) -> float | bool:
+    if dtype == np.bool_:
+        return True
+    if np.issubdtype(dtype, np.integer):
+        return int(np.iinfo(dtype).max)
+    return np.inf
+
+
+# name → (what to reduce before, core fn, what to apply after, empty-set identity)
+_KINDS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
+          "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")  # fmt: skip
+
+
+@lowers(*_KINDS)
+def reduce(b: CoreBuilder, op: Operation) -> Results:
+    x = _data(op)
+    candidates = _reduce_axes(op, x)
+    if candidates is None:
+        return [x]
+    results = [_reduce_one(b, op, x, axes) for axes in candidates]
+    return [_select_axes(b, op, x, candidates, results)]
+
+
+def _reduce_one(b: CoreBuilder, op: Operation, x: SSAValue, axes: list[int]) -> SSAValue:
+    """The reduction of `x` over `axes`, in the op's result type."""
+    kind = op.name.split(".")[-1]
+    out = op.results[0].type
+    keepdims = bool(_onnx(op).attr("keepdims"))
+    if _empty_identity(op, x, axes):
+        dtype = numpy_dtype(element_of(out))
+        identity: float | bool = {
+            "ReduceMax": _lowest(dtype), "ReduceMin": _highest(dtype), "ReduceProd": 1,
+            "ReduceLogSum": -np.inf, "ReduceLogSumExp": -np.inf, "ReduceMean": np.nan,
+        }.get(kind, 0)  # fmt: skip
+        return _identity_constant(b, out, identity)
+    if kind == "ReduceLogSumExp":
+        return _keep(b, _log_sum_exp(b, x, axes), x, axes, out, keepdims)
+    source = x
+    if kind == "ReduceL1":
+        source = b.unary("abs", x)
+    elif kind in ("ReduceL2", "ReduceSumSquare"):
+        source = b.binary("mul", x, x)
+    fn = {"ReduceMax": "max", "ReduceMin": "min", "ReduceProd": "prod"}.get(kind, "sum")
+    reduced = b.reduce(fn, source, axes)
+    if kind == "ReduceMean":
+        reduced = b.binary("div", reduced, _count(b, x, axes, reduced))
+    elif kind == "ReduceL2":
+        reduced = b.unary("sqrt", reduced)
+    elif kind == "ReduceLogSum":
+        reduced = b.unary("log", reduced)
+    return _keep(b, reduced, x, axes, out, keepdims)
+
+
+def _log_sum_exp(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+    """log(sum(exp(x - m))) + m with m the max, so large inputs do not overflow.
+
+    Where the max is infinite (all -inf, or a +inf) it is replaced by 0, so
+    the result is the naive formula's (-inf or inf) instead of NaN.
+    """
+    peak = b.reduce("max", x, axes)
+    infinite = b.unary("isinf", peak, tensor(IntegerType(1), shape_of_type(peak.type) or ()))
+    safe = b.select(infinite, b.splat(0, peak), peak)
+    shifted = b.binary("sub", x, _expand(b, safe, x, axes))
+    total = b.reduce("sum", b.unary("exp", shifted), axes)
+    return b.binary("add", b.unary("log", total), safe)
+
+
+@lowers("ArgMax", "ArgMin")
+def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
+    onnx_op = _onnx(op)
+    x = _data(op)
+    shape = shape_of_type(x.type)
+    if shape is None:
+        raise LoweringError("ArgMax/ArgMin need a ranked input")
+    axis = normalize_axis(int(onnx_op.attr("axis")), len(shape))  # type: ignore[arg-type]
+    if shape[axis] == 0:
+        raise LoweringError("ArgMax/ArgMin of an empty axis has no answer")
+    result = tensor(i64, [d for i, d in enumerate(shape) if i != axis])
+    new = core.ArgReduceOp.create(
+        operands=[x],
+        result_types=[result],
+        properties={
+            "fn": StringAttr("max" if op.name.endswith("ArgMax") else "min"),
+            "axis": int_attr(axis),
+            "last": int_attr(1 if onnx_op.attr("select_last_index") else 0),
+        },
+    )
+    reduced = b.insert(new).results[0]
+    keepdims = bool(onnx_op.attr("keepdims"))
+    return [_keep(b, reduced, x, [axis], op.results[0].type, keepdims)]
+
+
+@lowers("CumSum")
+def cumsum(b: CoreBuilder, op: Operation) -> Results:
+    """core.cumulative along `axis`; an axis known only at run time picks among all dims."""
+    onnx_op = _onnx(op)
+    x, axis_value = onnx_op.onnx_inputs()[:2]
+    assert x is not None and axis_value is not None
+    rank = _rank(x)
+    if rank == 0:
+        raise LoweringError("CumSum needs an input of rank 1 or more")
+    axis = constant_ints(axis_value)
+    if axis is not None and len(axis) != 1:
+        raise LoweringError("CumSum's axis must be a scalar")
+    candidates = [normalize_axis(axis[0], rank)] if axis is not None else list(range(rank))
+    results = [_cumulative(b, onnx_op, x, a) for a in candidates]
+    if len(results) == 1:
+        return results
+    # Select by the run-time axis (normalized): the last candidate is the fallback.
+    runtime = b.cast(axis_value, i64)
+    runtime = b.reshape(runtime, tensor(i64, []))
+    negative = b.compare("lt", runtime, b.scalar(0, i64))
+    runtime = b.select(negative, b.binary("add", runtime, b.scalar(rank, i64)), runtime)
+    chosen = results[-1]
+    for a, result in zip(candidates[:-1], results[:-1], strict=True):
+        cond = b.compare("eq", runtime, b.scalar(a, i64))
+        cond = b.broadcast_to(cond, tensor(element_of(cond.type), shape_of_type(x.type) or ()), x)
+        chosen = b.select(cond, result, chosen)
+    return [chosen]
+
+
+def _cumulative(b: CoreBuilder, op: OnnxOp, x: SSAValue, axis: int) -> SSAValue:
+    new = core.CumulativeOp.create(
+        operands=[x],
+        result_types=[x.type],
+        properties={
+            "fn": StringAttr("sum"),
+            "axis": int_attr(axis),
+            "exclusive": int_attr(1 if op.attr("exclusive") else 0),
+            "reverse": int_attr(1 if op.attr("reverse") else 0),
+        },
+    )
+    return b.insert(new).results[0]
+
+
+@lowers("TopK")
+def top_k(b: CoreBuilder, op: Operation) -> Results:
+    """A stable sort (ties keep the lower index first, as ONNX asks) and a slice of K.
+
+    `sorted=0` lets ONNX return any order; the sorted order is one of them.
+    """
+    onnx_op = _onnx(op)
+    x, k_value = onnx_op.onnx_inputs()[:2]
+    assert x is not None
+    shape = shape_of_type(x.type)
+    if shape is None or not is_static(x.type):
+        raise LoweringError("TopK needs a static input shape")
+    axis = normalize_axis(int(onnx_op.attr("axis")), len(shape))  # type: ignore[arg-type]
+    k = constant_ints(k_value)
+    if k is None:
+        # K known only at run time: the static result type says how many.
+        out = shape_of_type(op.results[0].type)
+        if out is None or len(out) != len(shape) or out[axis] < 0:
+            raise LoweringError("TopK needs K as a constant or a static result shape")
+        k = [out[axis]]
+    if len(k) != 1:
+        raise LoweringError("TopK's K must hold one value")
+    if not 0 <= k[0] <= shape[axis]:
+        raise LoweringError(f"K={k[0]} is out of range for a dim of size {shape[axis]}")
+    sort = core.SortOp.create(
+        operands=[x],
+        result_types=[x.type, tensor(i64, shape)],
+        properties={
+            "axis": int_attr(axis),
+            "descending": int_attr(1 if onnx_op.attr("largest") else 0),
+        },
+    )
+    b.insert(sort)
+    out_shape = [k[0] if i == axis else d for i, d in enumerate(shape)]
+    results: list[SSAValue] = []
+    for value in sort.results:
+        if k[0] == shape[axis]:
+            results.append(value)
+            continue
+        sliced = core.SliceOp.create(
+            operands=[value],
+            result_types=[tensor(element_of(value.type), out_shape)],
+            properties={
+                "start": core.ints([0] * len(shape)),
+                "stride": core.ints([1] * len(shape)),
+            },
+        )
+        results.append(b.insert(sliced).results[0])
+    return results

@@ -1,0 +1,824 @@
+"""Tensor-manipulation ONNX ops → core: reshapes, slicing, gather/scatter, padding, shapes.
+
+Most of these ops only move data, so they become one or a few core data
+movement ops. ONNX resolves many things at run time that core wants
+explicit: negative indices are normalized with `select(idx < 0, idx + dim,
+idx)`, Slice's starts/ends are clamped here, and shapes, axes, pads and
+repeats must be constants (the result types inferred by ONNX are static in
+the common case). Where a dynamic form would need a shape we cannot build,
+the handler raises `LoweringError` so the legality check names the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import StringAttr, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from rung.dialects import core
+from rung.dialects.onnx import OnnxOp
+
+from .builder import (
+    CoreBuilder,
+    LoweringError,
+    constant_array,
+    element_of,
+    int_attr,
+    is_static,
+    normalize_axis,
+    numpy_dtype,
+    shape_of_type,
+    tensor,
+)
+from .registry import lowers
+
+Results = Sequence[SSAValue | None]
+
+
+def _onnx(op: Operation) -> OnnxOp:
+    assert isinstance(op, OnnxOp)
+    return op
+
+
+def _inputs(op: Operation) -> list[SSAValue | None]:
+    return _onnx(op).onnx_inputs()
+
+
+def _out(op: Operation, i: int = 0) -> SSAValue:
+    return op.results[i]
+
+
+def _shape(v: SSAValue | Attribute) -> tuple[int, ...]:
+    """The ranked shape of a value or type (-1 for `?`); unranked is unsupported."""
+    t = v.type if isinstance(v, SSAValue) else v
+    shape = shape_of_type(t)
+    if shape is None:
+        raise LoweringError("needs a ranked tensor")
+    return shape
+
+
+def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
+    shape = _shape(v)
+    if any(d < 0 for d in shape):
+        raise LoweringError(f"{what} needs a static shape, got {list(shape)}")
+    return shape
+
+
+_FOLD_LIMIT = 1 << 16
+"""Largest tensor (in elements) that shape folding evaluates at compile time."""
+
+
+def _fold(value: SSAValue | None, depth: int = 0) -> np.ndarray | None:
+    """The value of `value` if it is computed from constants by core ops, else None.
+
+    Expanded ONNX functions compute shapes, pads and ranges with Shape,
+    Gather, Concat, arithmetic …; once those are lowered they are chains of
+    small core ops on constants. Evaluating them with the core interpreter
+    (the executable spec) lets shape-taking ops see constants.
+    """
+    if value is None:
+        return None
+    array = constant_array(value)
+    if array is not None or depth > 64:
+        return array
+    owner = value.owner
+    if not isinstance(owner, Operation) or not owner.name.startswith("core.") or owner.regions:
+        return None
+    if not all(is_static(r.type) for r in owner.results):
+        return None
+    if any(int(np.prod(_shape(r))) > _FOLD_LIMIT for r in owner.results):
+        return None
+    args = [_fold(v, depth + 1) for v in owner.operands]
+    if any(a is None for a in args):
+        return None
+    from rung.dialects.resources import owning_module
+    from rung.runtime.core_eval import CoreInterpreter
+
+    try:
+        interp = CoreInterpreter(owning_module(owner))
+        outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
+    except Exception:  # noqa: BLE001  (folding is best effort)
+        return None
+    return np.asarray(outs[list(owner.results).index(value)])
+
+
+def _fold_ints(value: SSAValue | None) -> list[int] | None:
+    array = _fold(value)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+def _retype(b: CoreBuilder, v: SSAValue, target: Attribute) -> SSAValue:
+    """Give a statically shaped result the op's declared (partly dynamic) type.
+
+    The users of the op were typed by ONNX shape inference; a core.reshape
+    with a constant shape operand keeps their types valid.
+    """
+    if v.type == target:
+        return v
+    shape = _shape(v)
+    out = shape_of_type(target)
+    if out is None or len(out) != len(shape) or any(
+        o >= 0 and o != d for o, d in zip(out, shape, strict=True)
+    ):
+        raise LoweringError(f"computed type {v.type} does not fit the declared {target}")
+    shape_v = b.constant(np.array(shape, np.int64))
+    new = core.ReshapeOp.create(operands=[v, shape_v], result_types=[target])
+    return b.insert(new).results[0]
+
+
+def _required_ints(value: SSAValue | None, what: str) -> list[int]:
+    ints = _fold_ints(value)
+    if ints is None:
+        raise LoweringError(f"{what} must be a constant")
+    return ints
+
+
+def _reshape_to_result(
+    b: CoreBuilder, x: SSAValue, op: Operation, target: Sequence[int] | None = None
+) -> SSAValue:
+    """Reshape to the op's inferred result type, or to `target` computed here.
+
+    Reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze) only relabel the
+    row-major order; with a static result shape, core.reshape says
+    everything. When ONNX inference left the result dynamic but the handler
+    could compute it, the static reshape is retyped to the declared type.
+    """
+    out = _out(op).type
+    if is_static(out):
+        return b.reshape(x, out)
+    if target is None or any(d < 0 for d in target):
+        raise LoweringError(f"needs a static result shape, got {out}")
+    return _retype(b, b.reshape(x, tensor(element_of(x.type), target)), out)
+
+
+def _slice(
+    b: CoreBuilder,
+    x: SSAValue,
+    start: Sequence[int],
+    size: Sequence[int],
+    stride: Sequence[int],
+) -> SSAValue:
+    """A core.slice; `size[d] == -1` keeps the whole (possibly dynamic) dim d.
+
+    With a static input the static form is used. Otherwise the dynamic form
+    gets its sizes as `constant sizes + shape_of(x) * keep-mask`.
+    """
+    shape = _shape(x)
+    element = element_of(x.type)
+    full = [s < 0 for s in size]
+    if all(d >= 0 for d in shape):
+        sizes = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+        if list(start) == [0] * len(shape) and list(stride) == [1] * len(shape) and list(
+            sizes
+        ) == list(shape):
+            return x
+        new = core.SliceOp.create(
+            operands=[x],
+            result_types=[tensor(element, sizes)],
+            properties={"start": core.ints(start), "stride": core.ints(stride)},
+        )
+        return b.insert(new).results[0]
+    if any(f and st != 1 for f, st in zip(full, stride, strict=True)):
+        raise LoweringError("a whole-dim slice must have stride 1")
+    rank = len(shape)
+    fixed = b.constant(np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64))
+    mask = b.constant(np.array([1 if f else 0 for f in full], np.int64))
+    sizes_v = b.binary("add", fixed, b.binary("mul", b.shape_of(x), mask))
+    result_shape = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+    new = core.SliceOp.create(
+        operands=[
+            x,
+            b.constant(np.array(start, np.int64).reshape(rank)),
+            sizes_v,
+            b.constant(np.array(stride, np.int64).reshape(rank)),
+        ],
+        result_types=[tensor(element, result_shape)],
+    )
+    return b.insert(new).results[0]
+
+
+def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | int) -> SSAValue:
+    """`select(idx < 0, idx + dim, idx)`: core wants non-negative indices.
+
+    `dims` is one dim size, or a tensor of sizes already shaped like `idx`.
+    Constant indices are normalized at compile time.
+    """
+    if isinstance(dims, int):
+        data = _fold(idx)
+        if data is not None:
+            return b.constant(np.where(data < 0, data + dims, data).astype(data.dtype))
+        dim_v = b.splat(dims, idx)
+    else:
+        dim_v = dims
+    negative = b.compare("lt", idx, b.splat(0, idx))
+    return b.select(negative, b.binary("add", idx, dim_v), idx)
+
+
+def _scalar_of(b: CoreBuilder, v: SSAValue) -> SSAValue:
+    """A one-element tensor as a rank-0 tensor."""
+    return b.reshape(v, tensor(element_of(v.type), []))
+
+
+# ---- reshapes ---------------------------------------------------------------------------
+
+
+@lowers("Reshape")
+def reshape(b: CoreBuilder, op: Operation) -> Results:
+    x, shape_v = _inputs(op)[:2]
+    assert x is not None
+    out = _out(op).type
+    if is_static(out):
+        return [b.reshape(x, out)]
+    target = _fold_ints(shape_v)
+    in_shape = _shape(x)
+    if target is None or any(d < 0 for d in in_shape):
+        raise LoweringError("Reshape to a dynamic shape needs a constant shape and static input")
+    if not _onnx(op).attr("allowzero"):
+        target = [in_shape[i] if t == 0 else t for i, t in enumerate(target)]
+    if -1 in target:
+        known = int(np.prod([t for t in target if t != -1]))
+        total = int(np.prod(in_shape))
+        target = [total // known if t == -1 else t for t in target] if known else target
+    return [_reshape_to_result(b, x, op, target)]
+
+
+@lowers("Flatten", "Squeeze", "Unsqueeze")
+def reshape_like(b: CoreBuilder, op: Operation) -> Results:
+    x, axes_v = (_inputs(op) + [None])[:2]
+    assert x is not None
+    shape = _shape(x)
+    kind = op.name.split(".")[-1]
+    target: list[int] | None = None
+    if all(d >= 0 for d in shape):
+        if kind == "Flatten":
+            axis = int(_onnx(op).attr("axis"))  # type: ignore[call-overload]
+            axis = axis + len(shape) if axis < 0 else axis
+            target = [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
+        elif kind == "Squeeze":
+            axes = _fold_ints(axes_v) if axes_v is not None else None
+            if axes_v is None:
+                target = [d for d in shape if d != 1]
+            elif axes is not None:
+                drop = {normalize_axis(a, len(shape)) for a in axes}
+                target = [d for i, d in enumerate(shape) if i not in drop]
+        else:
+            axes = _fold_ints(axes_v)
+            if axes is not None:
+                rank = len(shape) + len(axes)
+                ones = {normalize_axis(a, rank) for a in axes}
+                rest = iter(shape)
+                target = [1 if i in ones else next(rest) for i in range(rank)]
+    if target is None and kind != "Flatten" and not is_static(_out(op).type):
+        return [_dynamic_squeeze(b, x, op, axes_v)]
+    return [_reshape_to_result(b, x, op, target)]
+
+
+def _dynamic_squeeze(
+    b: CoreBuilder, x: SSAValue, op: Operation, axes_v: SSAValue | None
+) -> SSAValue:
+    """Squeeze/Unsqueeze of a dynamically shaped input: the runtime shape is
+    `shape_of(x)` with the squeezed dims dropped or 1s inserted."""
+    shape = _shape(x)
+    axes = _fold_ints(axes_v)
+    if axes is None:
+        raise LoweringError("Squeeze/Unsqueeze of a dynamic input needs constant axes")
+    in_shape = b.shape_of(x)
+    pieces: list[SSAValue] = []
+    if op.name.endswith("Unsqueeze"):
+        rank = len(shape) + len(axes)
+        ones = {normalize_axis(a, rank) for a in axes}
+        src = 0
+        for i in range(rank):
+            if i in ones:
+                pieces.append(b.constant(np.array([1], np.int64)))
+            else:
+                pieces.append(_slice(b, in_shape, [src], [1], [1]))
+                src += 1
+    else:
+        drop = {normalize_axis(a, len(shape)) for a in axes}
+        pieces = [_slice(b, in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
+    if not pieces:
+        return b.reshape(x, tensor(element_of(x.type), []))
+    joined = pieces[0]
+    if len(pieces) > 1:
+        joined = b.insert(
+            core.ConcatOp.create(
+                operands=pieces,
+                result_types=[tensor(i64, [len(pieces)])],
+                properties={"axis": int_attr(0)},
+            )
+        ).results[0]
+    new = core.ReshapeOp.create(operands=[x, joined], result_types=[_out(op).type])
+    return b.insert(new).results[0]
+
+
+@lowers("Transpose")
+def transpose(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    rank = len(_shape(x))
+    perm = _onnx(op).attr("perm")
+    perm_list = list(range(rank))[::-1] if perm is None else [int(p) for p in perm]  # type: ignore[attr-defined]
+    return [b.transpose(x, [normalize_axis(p, rank) for p in perm_list])]
+
+
+# ---- joining and splitting --------------------------------------------------------------
+
+
+@lowers("Concat")
+def concat(b: CoreBuilder, op: Operation) -> Results:
+    inputs = [v for v in _inputs(op) if v is not None]
+    out = _out(op).type
+    axis = normalize_axis(int(_onnx(op).attr("axis")), len(_shape(out)))  # type: ignore[arg-type]
+    # Empty inputs contribute nothing (ONNX allows them, e.g. a [0] shape piece).
+    kept = [v for v in inputs if _shape(v)[axis] != 0] or inputs[:1]
+    if len(kept) == 1 and kept[0].type == out:
+        return [kept[0]]
+    new = core.ConcatOp.create(
+        operands=kept, result_types=[out], properties={"axis": int_attr(axis)}
+    )
+    return [b.insert(new).results[0]]
+
+
+@lowers("Split")
+def split(b: CoreBuilder, op: Operation) -> Results:
+    o = _onnx(op)
+    x, split_v = (_inputs(op) + [None])[:2]
+    assert x is not None
+    shape = _shape(x)
+    axis = normalize_axis(int(o.attr("axis")), len(shape))  # type: ignore[arg-type]
+    n = shape[axis]
+    outputs = len(op.results)
+    result_dims = [_shape(r)[axis] for r in op.results]
+    if split_v is not None:
+        sizes = _fold_ints(split_v) or result_dims
+        if any(d < 0 for d in sizes):
+            raise LoweringError("Split's split input must be a constant (or the parts static)")
+    else:
+        if n < 0:
+            raise LoweringError("Split of a dynamic dim")
+        num = o.attr("num_outputs") or outputs
+        chunk = -(-n // int(num))  # type: ignore[call-overload]
+        sizes = [min(chunk, max(n - i * chunk, 0)) for i in range(outputs)]
+    if len(sizes) != outputs:
+        raise LoweringError(f"Split into {len(sizes)} parts but the op has {outputs} outputs")
+    results: list[SSAValue | None] = []
+    offset = 0
+    for size in sizes:
+        start = [0] * len(shape)
+        start[axis] = offset if size > 0 else 0
+        size_list = [-1] * len(shape)
+        size_list[axis] = size
+        results.append(_slice(b, x, start, size_list, [1] * len(shape)))
+        offset += size
+    return results
+
+
+@lowers("Slice")
+def slice_(b: CoreBuilder, op: Operation) -> Results:
+    x, starts_v, ends_v, axes_v, steps_v = (_inputs(op) + [None] * 5)[:5]
+    assert x is not None
+    shape = _shape(x)
+    rank = len(shape)
+    starts, ends = _fold_ints(starts_v), _fold_ints(ends_v)
+    axes = _fold_ints(axes_v) if axes_v is not None else None
+    steps = _fold_ints(steps_v) if steps_v is not None else None
+    if starts is None or ends is None or (axes_v is not None and axes is None) or (
+        steps_v is not None and steps is None
+    ):
+        assert starts_v is not None
+        return [_runtime_slice(b, op, x, starts_v, axes_v, steps_v)]
+    axes = list(range(len(starts))) if axes is None else axes
+    steps = [1] * len(starts) if steps is None else steps
+    start_all = [0] * rank
+    size_all = [-1] * rank
+    stride_all = [1] * rank
+    for s, e, a, st in zip(starts, ends, axes, steps, strict=True):
+        a = normalize_axis(a, rank)
+        n = shape[a]
+        if n < 0:
+            raise LoweringError(f"Slice along dynamic dim {a}")
+        if st == 0:
+            raise LoweringError("Slice step 0")
+        s = s + n if s < 0 else s
+        e = e + n if e < 0 else e
+        if st > 0:
+            s, e = min(max(s, 0), n), min(max(e, 0), n)
+            size = max(0, -(-(e - s) // st))
+        else:
+            s, e = min(max(s, 0), n - 1), min(max(e, -1), n - 1)
+            size = max(0, -(-(s - e) // -st))
+        start_all[a] = s if size > 0 else 0
+        size_all[a] = size
+        stride_all[a] = st
+    return [_slice(b, x, start_all, size_all, stride_all)]
+
+
+def _runtime_slice(
+    b: CoreBuilder,
+    op: Operation,
+    x: SSAValue,
+    starts_v: SSAValue,
+    axes_v: SSAValue | None,
+    steps_v: SSAValue | None,
+) -> SSAValue:
+    """Slice with runtime starts/axes/steps: sizes come from the static result type.
+
+    Starts are normalized and clamped at run time (`[0, n]`, or `[0, n-1]`
+    for negative steps) and scattered into full-rank start/stride vectors.
+    """
+    shape = _static_shape(x, "Slice with runtime starts")
+    out_shape = _static_shape(_out(op), "Slice with runtime starts")
+    rank = len(shape)
+    count = _shape(starts_v)[0]
+    if count < 0:
+        raise LoweringError("Slice with a dynamic number of axes")
+    vec = tensor(i64, [count])
+    starts = b.cast(starts_v, i64)
+    if axes_v is None:
+        axes = b.constant(np.arange(count, dtype=np.int64))
+    else:
+        axes = _normalize_indices(b, b.cast(axes_v, i64), rank)
+    steps = b.constant(np.ones(count, np.int64)) if steps_v is None else b.cast(steps_v, i64)
+    dims = b.insert(
+        core.GatherOp.create(
+            operands=[b.constant(np.array(shape, np.int64)), axes],
+            result_types=[vec],
+            properties={"axis": int_attr(0)},
+        )
+    ).results[0]
+    starts = _normalize_indices(b, starts, dims)
+    backwards = b.cast(b.compare("lt", steps, b.splat(0, steps)), i64)
+    upper = b.binary("sub", dims, backwards)
+    starts = b.binary("min", b.binary("max", starts, b.splat(0, starts)), upper)
+
+    def spread(values: SSAValue, default: int) -> SSAValue:
+        base = b.constant(np.full(rank, default, np.int64))
+        new = core.ScatterElementsOp.create(
+            operands=[base, axes, values],
+            result_types=[tensor(i64, [rank])],
+            properties={"axis": int_attr(0), "reduction": StringAttr("none")},
+        )
+        return b.insert(new).results[0]
+
+    new = core.SliceOp.create(
+        operands=[
+            x,
+            spread(starts, 0),
+            b.constant(np.array(out_shape, np.int64)),
+            spread(steps, 1),
+        ],
+        result_types=[_out(op).type],
+    )
+    return b.insert(new).results[0]
+
+
+# ---- gather and scatter -----------------------------------------------------------------
+
+
+@lowers("Gather")
+def gather(b: CoreBuilder, op: Operation) -> Results:
+    data, idx = _inputs(op)[:2]
+    assert data is not None and idx is not None
+    shape = _shape(data)
+    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    if shape[axis] < 0:
+        raise LoweringError("Gather along a dynamic dim")
+    idx = _normalize_indices(b, idx, shape[axis])
+    new = core.GatherOp.create(
+        operands=[data, idx], result_types=[_out(op).type], properties={"axis": int_attr(axis)}
+    )
+    return [b.insert(new).results[0]]
+
+
+@lowers("GatherElements")
+def gather_elements(b: CoreBuilder, op: Operation) -> Results:
+    data, idx = _inputs(op)[:2]
+    assert data is not None and idx is not None
+    shape = _shape(data)
+    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    if shape[axis] < 0:
+        raise LoweringError("GatherElements along a dynamic dim")
+    idx = _normalize_indices(b, idx, shape[axis])
+    new = core.GatherElementsOp.create(
+        operands=[data, idx], result_types=[_out(op).type], properties={"axis": int_attr(axis)}
+    )
+    return [b.insert(new).results[0]]
+
+
+def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSAValue:
+    """Normalize index tuples (the last dim of `idx`) against the dims they index."""
+    if any(d < 0 for d in dims):
+        raise LoweringError("indexing dynamic dims")
+    data = _fold(idx)
+    sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
+    if data is not None:
+        return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
+    if any(d < 0 for d in _shape(idx)):
+        raise LoweringError("dynamic index tuples")
+    return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
+
+
+@lowers("GatherND")
+def gather_nd(b: CoreBuilder, op: Operation) -> Results:
+    data, idx = _inputs(op)[:2]
+    assert data is not None and idx is not None
+    batch = int(_onnx(op).attr("batch_dims"))  # type: ignore[call-overload]
+    depth = _shape(idx)[-1]
+    if depth < 0:
+        raise LoweringError("GatherND with a dynamic index depth")
+    idx = _normalize_tuples(b, idx, _shape(data)[batch : batch + depth])
+    new = core.GatherNDOp.create(
+        operands=[data, idx],
+        result_types=[_out(op).type],
+        properties={"batch_dims": int_attr(batch)},
+    )
+    return [b.insert(new).results[0]]
+
+
+def _reduction(op: Operation) -> StringAttr:
+    return StringAttr(str(_onnx(op).attr("reduction") or "none"))
+
+
+@lowers("ScatterElements")
+def scatter_elements(b: CoreBuilder, op: Operation) -> Results:
+    data, idx, updates = _inputs(op)[:3]
+    assert data is not None and idx is not None and updates is not None
+    shape = _shape(data)
+    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    if shape[axis] < 0:
+        raise LoweringError("ScatterElements along a dynamic dim")
+    idx = _normalize_indices(b, idx, shape[axis])
+    new = core.ScatterElementsOp.create(
+        operands=[data, idx, updates],
+        result_types=[_out(op).type],
+        properties={"axis": int_attr(axis), "reduction": _reduction(op)},
+    )
+    return [b.insert(new).results[0]]
+
+
+@lowers("ScatterND")
+def scatter_nd(b: CoreBuilder, op: Operation) -> Results:
+    data, idx, updates = _inputs(op)[:3]
+    assert data is not None and idx is not None and updates is not None
+    depth = _shape(idx)[-1]
+    if depth < 0:
+        raise LoweringError("ScatterND with a dynamic index depth")
+    idx = _normalize_tuples(b, idx, _shape(data)[:depth])
+    new = core.ScatterNDOp.create(
+        operands=[data, idx, updates],
+        result_types=[_out(op).type],
+        properties={"reduction": _reduction(op)},
+    )
+    return [b.insert(new).results[0]]
+
+
+# ---- expanding and padding --------------------------------------------------------------
+
+
+@lowers("Expand")
+def expand(b: CoreBuilder, op: Operation) -> Results:
+    x, shape_v = _inputs(op)[:2]
+    assert x is not None
+    out = _out(op).type
+    if is_static(out):
+        return [b.broadcast_to(x, out)]
+    target = _fold_ints(shape_v)
+    in_shape = _shape(x)
+    if target is None or any(d < 0 for d in in_shape):
+        raise LoweringError("Expand to a dynamic shape (needs a constant shape, static input)")
+    static = tensor(element_of(x.type), np.broadcast_shapes(in_shape, tuple(target)))
+    return [_retype(b, b.broadcast_to(x, static), out)]
+
+
+@lowers("Tile")
+def tile(b: CoreBuilder, op: Operation) -> Results:
+    """Broadcast x [d0, d1…] to [r0, d0, r1, d1…], then merge each (ri, di) pair."""
+    x, repeats_v = _inputs(op)[:2]
+    assert x is not None
+    shape = _static_shape(x, "Tile")
+    repeats = _fold_ints(repeats_v)
+    if repeats is None:
+        # A runtime repeats input: the inferred result shape still fixes it.
+        out_shape = _static_shape(_out(op), "Tile with runtime repeats")
+        repeats = [o // d if d else 1 for o, d in zip(out_shape, shape, strict=True)]
+    element = element_of(x.type)
+    interleaved = [v for r, d in zip(repeats, shape, strict=True) for v in (r, d)]
+    dims = list(range(1, 2 * len(shape), 2))
+    wide = b.insert(
+        core.BroadcastOp.create(
+            operands=[x],
+            result_types=[tensor(element, interleaved)],
+            properties={"dims": core.ints(dims)},
+        )
+    ).results[0]
+    out = tensor(element, [r * d for r, d in zip(repeats, shape, strict=True)])
+    return [b.reshape(wide, out)]
+
+
+@lowers("Pad")
+def pad(b: CoreBuilder, op: Operation) -> Results:
+    x, pads_v, value_v, axes_v = (_inputs(op) + [None] * 4)[:4]
+    assert x is not None
+    rank = len(_shape(x))
+    pads = _required_ints(pads_v, "Pad's pads")
+    axes = list(range(rank)) if axes_v is None else _required_ints(axes_v, "Pad's axes")
+    axes = [normalize_axis(a, rank) for a in axes]
+    if len(pads) != 2 * len(axes):
+        raise LoweringError(f"Pad has {len(pads)} pads for {len(axes)} axes")
+    low, high = [0] * rank, [0] * rank
+    for i, a in enumerate(axes):
+        low[a], high[a] = pads[i], pads[i + len(axes)]
+    element = element_of(x.type)
+    value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
+    mode = str(_onnx(op).attr("mode"))
+    out = _out(op).type
+    in_shape = _shape(x)
+    result = out
+    if not is_static(out) and all(d >= 0 for d in in_shape):
+        result = tensor(element, [n + lo + hi for n, lo, hi in zip(in_shape, low, high, strict=True)])
+    new = core.PadOp.create(
+        operands=[x, value],
+        result_types=[result],
+        properties={
+            "mode": StringAttr(mode),
+            "pad_low": core.ints(low),
+            "pad_high": core.ints(high),
+        },
+    )
+    return [_retype(b, b.insert(new).results[0], out)]
+
+
+# ---- shapes and generated tensors ------------------------------------------------------
+
+
+@lowers("Shape")
+def shape_(b: CoreBuilder, op: Operation) -> Results:
+    o = _onnx(op)
+    x = _inputs(op)[0]
+    assert x is not None
+    shape = _shape(x)
+    rank = len(shape)
+    start = int(o.attr("start") or 0)  # type: ignore[call-overload]
+    end_attr = o.attr("end")
+    end = rank if end_attr is None else int(end_attr)  # type: ignore[call-overload]
+    start = min(max(start + rank if start < 0 else start, 0), rank)
+    end = min(max(end + rank if end < 0 else end, 0), rank)
+    size = max(end - start, 0)
+    part = shape[start : start + size]
+    if all(d >= 0 for d in part):
+        return [b.constant(np.array(part, dtype=np.int64))]
+    return [_slice(b, b.shape_of(x), [start if size else 0], [size], [1])]
+
+
+@lowers("Size")
+def size_(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    shape = _shape(x)
+    if all(d >= 0 for d in shape):
+        return [b.constant(np.array(int(np.prod(shape)), dtype=np.int64))]
+    return [b.reduce("prod", b.shape_of(x), [0])]
+
+
+@lowers("Range")
+def range_(b: CoreBuilder, op: Operation) -> Results:
+    start_v, limit_v, delta_v = _inputs(op)[:3]
+    values = [_fold(v) for v in (start_v, limit_v, delta_v)]
+    if any(v is None for v in values):
+        raise LoweringError("Range needs constant start, limit and delta")
+    start, limit, delta = (np.asarray(v).reshape(()) for v in values)  # type: ignore[arg-type]
+    count = max(int(np.ceil((limit - start) / delta)), 0)
+    dtype = numpy_dtype(element_of(_out(op).type))
+    out = (start + np.arange(count) * delta).astype(dtype)
+    return [_retype(b, b.constant(out), _out(op).type)]
+
+
+@lowers("ConstantOfShape")
+def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
+    o = _onnx(op)
+    out = _out(op).type
+    element = element_of(out)
+    shape = list(_shape(out)) if is_static(out) else _fold_ints(_inputs(op)[0])
+    if shape is None:
+        raise LoweringError("ConstantOfShape needs a constant shape")
+    value_attr = o.properties.get("value")
+    if value_attr is None:
+        value: float | int = 0
+    else:
+        from rung.dialects.resources import owning_module
+        from rung.runtime.core_eval import constant_value
+
+        value = constant_value(value_attr, owning_module(op)).reshape(-1)[0].item()
+    filled = b.broadcast_to(b.scalar(value, element), tensor(element, shape))
+    return [_retype(b, filled, out)]
+
+
+def _iota(b: CoreBuilder, shape: Sequence[int], dim: int) -> SSAValue:
+    new = core.IotaOp.create(
+        operands=[], result_types=[tensor(i64, shape)], properties={"dim": int_attr(dim)}
+    )
+    return b.insert(new).results[0]
+
+
+@lowers("Trilu")
+def trilu(b: CoreBuilder, op: Operation) -> Results:
+    """Keep x where `col - row >= k` (upper) or `<= k` (lower), else 0."""
+    x, k_v = (_inputs(op) + [None])[:2]
+    assert x is not None
+    shape = _shape(x)
+    rows, cols = shape[-2:]
+    if rows < 0 or cols < 0:
+        raise LoweringError("Trilu needs static matrix dims")
+    diff = b.binary("sub", _iota(b, [rows, cols], 1), _iota(b, [rows, cols], 0))
+    if k_v is None:
+        k = b.splat(0, diff)
+    else:
+        k_const = _fold_ints(k_v)
+        if k_const is not None:
+            k = b.splat(k_const[0], diff)
+        else:
+            k = b.broadcast_to(_scalar_of(b, b.cast(k_v, i64)), diff.type)
+    keep = b.compare("ge" if _onnx(op).attr("upper") else "le", diff, k)
+    if len(shape) > 2:
+        keep = b.broadcast_to(keep, tensor(element_of(keep.type), shape), x)
+    return [b.select(keep, x, b.splat(0, x))]
+
+
+@lowers("OneHot")
+def one_hot(b: CoreBuilder, op: Operation) -> Results:
+    """`values[1]` where iota along `axis` equals the (normalized) index, else `values[0]`."""
+    idx, _depth, values = _inputs(op)[:3]
+    assert idx is not None and values is not None
+    out = _out(op).type
+    out_shape = _static_shape(out, "OneHot")
+    axis = normalize_axis(int(_onnx(op).attr("axis")), len(out_shape))  # type: ignore[arg-type]
+    # The depth is the result's dim along axis (static even when depth is an input).
+    depth = out_shape[axis]
+    if numpy_dtype(element_of(idx.type)).kind == "f":
+        idx = b.unary("floor", idx)  # ONNX casts float indices toward -inf
+    idx_i = b.cast(idx, i64)
+    idx_i = _normalize_indices(b, idx_i, depth)
+    dims = [d for d in range(len(out_shape)) if d != axis]
+    spread = b.insert(
+        core.BroadcastOp.create(
+            operands=[idx_i],
+            result_types=[tensor(i64, out_shape)],
+            properties={"dims": core.ints(dims)},
+        )
+    ).results[0]
+    hot = b.compare("eq", _iota(b, out_shape, axis), spread)
+    element = element_of(values.type)
+    off_on = [
+        b.broadcast_to(_scalar_of(b, _slice(b, values, [i], [1], [1])), tensor(element, out_shape))
+        for i in (0, 1)
+    ]
+    return [b.select(hot, off_on[1], off_on[0])]
+
+
+@lowers("DepthToSpace")
+def depth_to_space(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    n, c, h, w = _static_shape(x, "DepthToSpace")
+    bs = int(_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    element = element_of(x.type)
+    if _onnx(op).attr("mode") == "CRD":
+        split, perm = [n, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
+    else:
+        split, perm = [n, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
+    moved = b.transpose(b.reshape(x, tensor(element, split)), perm)
+    return [b.reshape(moved, tensor(element, [n, c // (bs * bs), h * bs, w * bs]))]
+
+
+@lowers("SpaceToDepth")
+def space_to_depth(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    n, c, h, w = _static_shape(x, "SpaceToDepth")
+    bs = int(_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    element = element_of(x.type)
+    split = b.reshape(x, tensor(element, [n, c, h // bs, bs, w // bs, bs]))
+    perm = [0, 1, 3, 5, 2, 4] if _onnx(op).attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
+    moved = b.transpose(split, perm)
+    return [b.reshape(moved, tensor(element, [n, c * bs * bs, h // bs, w // bs]))]
+
+
+@lowers("NonZero")
+def nonzero(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    new = core.NonZeroOp.create(operands=[x], result_types=[_out(op).type])
+    return [b.insert(new).results[0]]
+
+
+@lowers("EyeLike")
+def eye_like(b: CoreBuilder, op: Operation) -> Results:
+    x = _inputs(op)[0]
+    assert x is not None
+    rows, cols = _static_shape(x, "EyeLike")
+    dtype = numpy_dtype(element_of(_out(op).type))
+    k = int(_onnx(op).attr("k"))  # type: ignore[call-overload]
+    return [b.constant(np.eye(rows, cols, k, dtype=dtype))]
