@@ -273,8 +273,18 @@ def element_of(t: Attribute) -> Attribute:
     return element
 
 
-def constant_array(value: SSAValue | None) -> np.ndarray | None:
-    """The data of `value` if it is produced by a constant (onnx or core), else None."""
+FOLD_LIMIT = 1 << 16
+"""Largest result (in elements) evaluated at compile time to find a constant."""
+
+
+def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None:
+    """The data of `value` if it is a constant or computed from constants, else None.
+
+    Exporters compute shapes, pads, axes and ranges with chains such as
+    Shape → Gather → Concat; once lowered they are small core ops on
+    constants. Evaluating them with the core interpreter (the executable spec)
+    lets every handler that needs a constant operand see one.
+    """
     if value is None:
         return None
     owner = value.owner
@@ -288,7 +298,23 @@ def constant_array(value: SSAValue | None) -> np.ndarray | None:
             return constant_value(attr, owning_module(owner))
         except RungError:
             return None
-    return None
+    if _depth > 64 or not isinstance(owner, Operation) or not owner.name.startswith("core."):
+        return None
+    if owner.regions or not all(is_static(r.type) for r in owner.results):
+        return None
+    if any(int(np.prod(shape_of_type(r.type) or ())) > FOLD_LIMIT for r in owner.results):
+        return None
+    args = [constant_array(v, _depth + 1) for v in owner.operands]
+    if any(a is None for a in args):
+        return None
+    from rung.runtime.core_eval import CoreInterpreter
+
+    try:
+        interp = CoreInterpreter(owning_module(owner))
+        outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
+    except Exception:  # noqa: BLE001  (folding is best effort: no constant, no folding)
+        return None
+    return np.asarray(outs[list(owner.results).index(value)])
 
 
 def constant_ints(value: SSAValue | None) -> list[int] | None:

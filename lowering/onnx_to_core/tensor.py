@@ -66,46 +66,13 @@ def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
     return shape
 
 
-_FOLD_LIMIT = 1 << 16
 """Largest tensor (in elements) that shape folding evaluates at compile time."""
 
 
-def _fold(value: SSAValue | None, depth: int = 0) -> np.ndarray | None:
-    """The value of `value` if it is computed from constants by core ops, else None.
-
-    Expanded ONNX functions compute shapes, pads and ranges with Shape,
-    Gather, Concat, arithmetic …; once those are lowered they are chains of
-    small core ops on constants. Evaluating them with the core interpreter
-    (the executable spec) lets shape-taking ops see constants.
-    """
-    if value is None:
-        return None
-    array = constant_array(value)
-    if array is not None or depth > 64:
-        return array
-    owner = value.owner
-    if not isinstance(owner, Operation) or not owner.name.startswith("core.") or owner.regions:
-        return None
-    if not all(is_static(r.type) for r in owner.results):
-        return None
-    if any(int(np.prod(_shape(r))) > _FOLD_LIMIT for r in owner.results):
-        return None
-    args = [_fold(v, depth + 1) for v in owner.operands]
-    if any(a is None for a in args):
-        return None
-    from rung.dialects.resources import owning_module
-    from rung.runtime.core_eval import CoreInterpreter
-
-    try:
-        interp = CoreInterpreter(owning_module(owner))
-        outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
-    except Exception:  # noqa: BLE001  (folding is best effort)
-        return None
-    return np.asarray(outs[list(owner.results).index(value)])
 
 
 def _fold_ints(value: SSAValue | None) -> list[int] | None:
-    array = _fold(value)
+    array = constant_array(value)
     return None if array is None else [int(v) for v in array.reshape(-1)]
 
 
@@ -206,7 +173,7 @@ def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | int) -> S
     Constant indices are normalized at compile time.
     """
     if isinstance(dims, int):
-        data = _fold(idx)
+        data = constant_array(idx)
         if data is not None:
             return b.constant(np.where(data < 0, data + dims, data).astype(data.dtype))
         dim_v = b.splat(dims, idx)
@@ -512,7 +479,7 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSA
     """Normalize index tuples (the last dim of `idx`) against the dims they index."""
     if any(d < 0 for d in dims):
         raise LoweringError("indexing dynamic dims")
-    data = _fold(idx)
+    data = constant_array(idx)
     sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
     if data is not None:
         return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
@@ -686,7 +653,7 @@ def size_(b: CoreBuilder, op: Operation) -> Results:
 @lowers("Range")
 def range_(b: CoreBuilder, op: Operation) -> Results:
     start_v, limit_v, delta_v = _inputs(op)[:3]
-    values = [_fold(v) for v in (start_v, limit_v, delta_v)]
+    values = [constant_array(v) for v in (start_v, limit_v, delta_v)]
     if any(v is None for v in values):
         raise LoweringError("Range needs constant start, limit and delta")
     start, limit, delta = (np.asarray(v).reshape(()) for v in values)  # type: ignore[arg-type]
