@@ -220,8 +220,16 @@ class CoreInterpreter:
 
     def eval_CastOp(self, op: core.CastOp, args: list, env: Env) -> np.ndarray:
         dtype = _result_dtype(op.result)
+        x = np.asarray(args[0])
+        saturate = op.saturate is not None and op.saturate.value.data
+        if saturate and dtype.name.startswith(("float8", "float6", "float4")):
+            import ml_dtypes
+
+            # Out-of-range values and infinities clamp to the largest finite value.
+            top = float(ml_dtypes.finfo(dtype).max)
+            x = np.clip(x.astype(np.float32), -top, top)
         with np.errstate(all="ignore"):
-            return np.asarray(args[0]).astype(dtype)
+            return x.astype(dtype)
 
     # data movement
 

@@ -142,11 +142,14 @@ class CoreBuilder:
         op = core.SelectOp.create(operands=[cond, a, b], result_types=[a.type])
         return self.insert(op).results[0]
 
-    def cast(self, x: SSAValue, element: Attribute) -> SSAValue:
+    def cast(self, x: SSAValue, element: Attribute, saturate: bool = False) -> SSAValue:
+        """Convert elements; `saturate` clamps to the range of small float types."""
         if element_of(x.type) == element:
             return x
         result = tensor(element, shape_of_type(x.type) or ())
-        return self.insert(core.CastOp.create(operands=[x], result_types=[result])).results[0]
+        props = {"saturate": int_attr(1)} if saturate else {}
+        op = core.CastOp.create(operands=[x], result_types=[result], properties=props)
+        return self.insert(op).results[0]
 
     def shape_of(self, x: SSAValue) -> SSAValue:
         rank = len(shape_of_type(x.type) or ())

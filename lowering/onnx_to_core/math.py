@@ -156,14 +156,16 @@ def identity(b: CoreBuilder, op: Operation) -> Results:
 
 @lowers("Cast")
 def cast(b: CoreBuilder, op: Operation) -> Results:
+    assert isinstance(op, OnnxOp)
     (x,) = _inputs(op)
-    return [b.cast(x, element_of(_out(op).type))]
+    return [b.cast(x, element_of(_out(op).type), saturate=bool(op.attr("saturate")))]
 
 
 @lowers("CastLike")
 def cast_like(b: CoreBuilder, op: Operation) -> Results:
+    assert isinstance(op, OnnxOp)
     x, like = _inputs(op)
-    return [b.cast(x, element_of(like.type))]
+    return [b.cast(x, element_of(like.type), saturate=bool(op.attr("saturate")))]
 
 
 # ---- activations ------------------------------------------------------------------------
