@@ -5,7 +5,7 @@
 `registry.HANDLERS`; `OnnxToCorePass` applies them and reports what is left.
 """
 
-from . import control, math, nn, quantization, reduce, tensor  # noqa: F401  (register handlers)
+from . import control, image, linalg, math, nn, quantization, reduce, rnn, tensor  # noqa: F401  (register handlers)
 from .lower_pass import OnnxToCorePass
 
 __all__ = ["OnnxToCorePass"]

@@ -147,7 +147,8 @@ class CoreBuilder:
         if element_of(x.type) == element:
             return x
         result = tensor(element, shape_of_type(x.type) or ())
-        props = {"saturate": int_attr(1)} if saturate else {}
+        small_float = numpy_dtype(element).name.startswith(("float8", "float6", "float4"))
+        props = {"saturate": int_attr(1)} if saturate and small_float else {}
         op = core.CastOp.create(operands=[x], result_types=[result], properties=props)
         return self.insert(op).results[0]
 

@@ -86,6 +86,8 @@ def _retype(b: CoreBuilder, v: SSAValue, target: Attribute) -> SSAValue:
         return v
     shape = _shape(v)
     out = shape_of_type(target)
+    if out is None:
+        return v  # the declared type is unranked; the computed one is more precise
     if out is None or len(out) != len(shape) or any(
         o >= 0 and o != d for o, d in zip(out, shape, strict=True)
     ):
@@ -201,7 +203,8 @@ def reshape(b: CoreBuilder, op: Operation) -> Results:
     target = _fold_ints(shape_v)
     in_shape = _shape(x)
     if target is None or any(d < 0 for d in in_shape):
-        raise LoweringError("Reshape to a dynamic shape needs a constant shape and static input")
+        assert shape_v is not None
+        return [_runtime_reshape(b, x, shape_v, op)]
     if not _onnx(op).attr("allowzero"):
         target = [in_shape[i] if t == 0 else t for i, t in enumerate(target)]
     if -1 in target:
@@ -209,6 +212,59 @@ def reshape(b: CoreBuilder, op: Operation) -> Results:
         total = int(np.prod(in_shape))
         target = [total // known if t == -1 else t for t in target] if known else target
     return [_reshape_to_result(b, x, op, target)]
+
+
+def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operation) -> SSAValue:
+    """Reshape to a shape known only at run time, with ONNX's 0 and -1 rules.
+
+    0 copies the input's dim (unless allowzero), and -1 takes what is left:
+    both are computed with core ops on the shape tensors.
+    """
+    (rank_out,) = _shape(shape_v)  # the shape operand is 1-D: its length is the result rank
+    if rank_out < 0:
+        raise LoweringError("Reshape to a shape of unknown rank")
+    rank_in = len(_shape(x))
+    in_shape = b.shape_of(x)
+    target = shape_v
+    if not _onnx(op).attr("allowzero") and rank_in:
+        # Position i takes input dim i where the target says 0 (i < rank_in).
+        n = min(rank_in, rank_out)
+        head = _slice(b, in_shape, [0], [n], [1]) if n < rank_in else in_shape
+        if n < rank_out:
+            pad = b.constant(np.zeros(rank_out - n, np.int64))
+            head = b.insert(core.ConcatOp.create(
+                operands=[head, pad], result_types=[tensor(i64, [rank_out])],
+                properties={"axis": int_attr(0)},
+            )).results[0]
+        zero = b.constant(np.zeros(rank_out, np.int64))
+        target = b.select(b.compare("eq", target, zero), head, target)
+    minus = b.constant(np.full(rank_out, -1, np.int64))
+    is_free = b.compare("eq", target, minus)
+    known = b.reduce("prod", b.select(is_free, b.constant(np.ones(rank_out, np.int64)), target), [0])
+    total = b.reduce("prod", in_shape, [0])
+    rest = b.broadcast_to(b.binary("div", total, known), tensor(i64, [rank_out]))
+    target = b.select(is_free, rest, target)
+    new = core.ReshapeOp.create(operands=[x, target], result_types=[_out(op).type])
+    return b.insert(new).results[0]
+
+
+def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
+    """Flatten with dynamic dims: [prod(dims[:axis]), prod(dims[axis:])] at run time."""
+    rank = len(_shape(x))
+    axis = int(_onnx(op).attr("axis"))  # type: ignore[call-overload]
+    axis = axis + rank if axis < 0 else axis
+    dims = b.shape_of(x)
+    parts = []
+    for lo, hi in ((0, axis), (axis, rank)):
+        if hi > lo:
+            piece = _slice(b, dims, [lo], [hi - lo], [1])
+            parts.append(b.reshape(b.reduce("prod", piece, [0]), tensor(i64, [1])))
+        else:
+            parts.append(b.constant(np.ones(1, np.int64)))
+    shape = b.insert(core.ConcatOp.create(
+        operands=parts, result_types=[tensor(i64, [2])], properties={"axis": int_attr(0)},
+    )).results[0]
+    return b.insert(core.ReshapeOp.create(operands=[x, shape], result_types=[_out(op).type])).results[0]
 
 
 @lowers("Flatten", "Squeeze", "Unsqueeze")
@@ -237,6 +293,8 @@ def reshape_like(b: CoreBuilder, op: Operation) -> Results:
                 ones = {normalize_axis(a, rank) for a in axes}
                 rest = iter(shape)
                 target = [1 if i in ones else next(rest) for i in range(rank)]
+    if target is None and kind == "Flatten" and not is_static(_out(op).type):
+        return [_runtime_flatten(b, x, op)]
     if target is None and kind != "Flatten" and not is_static(_out(op).type):
         return [_dynamic_squeeze(b, x, op, axes_v)]
     return [_reshape_to_result(b, x, op, target)]
@@ -669,8 +727,9 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
     out = _out(op).type
     element = element_of(out)
     shape = list(_shape(out)) if is_static(out) else _fold_ints(_inputs(op)[0])
-    if shape is None:
-        raise LoweringError("ConstantOfShape needs a constant shape")
+    shape_v = _inputs(op)[0]
+    if shape is None and (shape_v is None or not is_static(shape_v.type)):
+        raise LoweringError("ConstantOfShape needs a shape of static rank")
     value_attr = o.properties.get("value")
     if value_attr is None:
         value: float | int = 0
@@ -679,6 +738,9 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
         from rung.runtime.core_eval import constant_value
 
         value = constant_value(value_attr, owning_module(op)).reshape(-1)[0].item()
+    if shape is None:
+        assert shape_v is not None  # a runtime shape: broadcast to it
+        return [b.broadcast_to(b.scalar(value, element), out, shape=shape_v)]
     filled = b.broadcast_to(b.scalar(value, element), tensor(element, shape))
     return [_retype(b, filled, out)]
 
