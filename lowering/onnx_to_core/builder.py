@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from rung.dialects import core
+from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX, ONNX_FROM_MLIR
 from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
 from rung.dialects.resources import owning_module, store_of
@@ -264,10 +265,46 @@ class CoreBuilder:
         assert acc is not None
         return acc
 
+    def retype(self, v: SSAValue, target: Attribute) -> SSAValue:
+        """Give a statically shaped value the op's declared (partly dynamic) type.
+
+        The users of the op were typed by ONNX shape inference; a core.reshape
+        with a constant shape operand keeps their types valid. An unranked
+        declared type is left alone: the computed type is more precise.
+        """
+        if v.type == target:
+            return v
+        shape = ranked_shape(v)
+        out = shape_of_type(target)
+        if out is None:
+            return v
+        if len(out) != len(shape) or any(
+            o >= 0 and o != d for o, d in zip(out, shape, strict=True)
+        ):
+            raise LoweringError(f"computed type {v.type} does not fit the declared {target}")
+        shape_v = self.constant(np.array(shape, np.int64))
+        new = core.ReshapeOp.create(operands=[v, shape_v], result_types=[target])
+        return self.insert(new).results[0]
+
     def replace(self, results: Sequence[SSAValue | None]) -> None:
         """Replace the op being lowered by `results` (None for its absent outputs)."""
         present = [r for r in results if r is not None]
         self.rewriter.replace(self.op, [], present)
+
+
+def as_onnx(op: Operation) -> OnnxOp:
+    """The op being lowered, as the onnx op the handler table promises it is."""
+    assert isinstance(op, OnnxOp)
+    return op
+
+
+def ranked_shape(v: SSAValue | Attribute) -> tuple[int, ...]:
+    """The shape of a value or type (-1 for `?`); unranked ones are a LoweringError."""
+    t = v.type if isinstance(v, SSAValue) else v
+    shape = shape_of_type(t)
+    if shape is None:
+        raise LoweringError("needs a ranked tensor")
+    return shape
 
 
 def element_of(t: Attribute) -> Attribute:
@@ -338,6 +375,8 @@ def int_attr(value: int) -> IntegerAttr:
 
 __all__ = [
     "CoreBuilder",
+    "as_onnx",
+    "ranked_shape",
     "LoweringError",
     "constant_array",
     "constant_ints",

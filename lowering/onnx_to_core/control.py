@@ -8,18 +8,14 @@ lowered keeps a valid onnx form.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Operation, Region
 
 from rung.dialects import core
 from rung.dialects.onnx import OnnxOp, YieldOp
 
 from .builder import CoreBuilder, LoweringError
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
+from .registry import Results, lowers
 
 
 def _take_region(b: CoreBuilder, region: Region) -> Region:

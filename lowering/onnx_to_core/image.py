@@ -24,20 +24,19 @@ from rung.dialects.onnx import OnnxOp
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     constant_array,
     element_of,
     int_attr,
     is_static,
     normalize_axis,
     numpy_dtype,
+    ranked_shape,
     shape_of_type,
     tensor,
 )
-from .nn import _onnx, _shape
-from .registry import lowers
-from .tensor import _retype
+from .registry import Results, lowers
 
-Results = Sequence[SSAValue | None]
 Coeffs = Callable[[float, float], np.ndarray]
 
 # ---- the reference's 1-D kernels (onnx.reference.ops.op_resize) ---------------------------
@@ -164,7 +163,7 @@ def _taps(
 
 
 def _gather(b: CoreBuilder, x: SSAValue, idx: np.ndarray, axis: int) -> SSAValue:
-    shape = list(_shape(x))
+    shape = list(ranked_shape(x))
     out = shape[:axis] + list(idx.shape) + shape[axis + 1 :]
     g = core.GatherOp.create(
         operands=[x, b.constant(idx.astype(np.int64))],
@@ -232,13 +231,13 @@ def _floats(v: SSAValue | None) -> np.ndarray | None:
 @lowers("Resize")
 def resize(b: CoreBuilder, op: Operation) -> Results:
     """Separable resize: per axis a compile-time gather of taps and their weights."""
-    o = _onnx(op)
+    o = as_onnx(op)
     ins = o.onnx_inputs() + [None] * 4
     x, roi_v, scales_v, sizes_v = ins[:4]
     assert x is not None
     if shape_of_type(x.type) is None:
         raise LoweringError("Resize needs a ranked input")
-    shape = _shape(x)
+    shape = ranked_shape(x)
     rank = len(shape)
     mode = str(o.attr("mode"))
     ctm = str(o.attr("coordinate_transformation_mode"))
@@ -321,13 +320,13 @@ def resize(b: CoreBuilder, op: Operation) -> Results:
                 raise LoweringError("Resize: extrapolation needs a static shape")
             mask_shape = [1] * rank
             mask_shape[axis] = n_out
-            full = _shape(work)
+            full = ranked_shape(work)
             mask = np.broadcast_to(outside.reshape(mask_shape), full)
             fill = np.full(full, extrapolation, dtype=numpy_dtype(element_of(work.type)))
             work = b.select(b.constant(mask), b.constant(fill), work)
     if compute_in_f64:
         work = _saturate(b, work, dtype, element)
-    return [_retype(b, work, op.results[0].type)]
+    return [b.retype(work, op.results[0].type)]
 
 
 def _saturate(b: CoreBuilder, v: SSAValue, dtype: np.dtype, element: Attribute) -> SSAValue:

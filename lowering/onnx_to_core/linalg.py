@@ -17,12 +17,18 @@ from xdsl.ir import Operation, SSAValue
 
 from rung.dialects import core
 
-from .builder import CoreBuilder, LoweringError, element_of, int_attr, is_static, tensor
-from .nn import _acc_type, _onnx, _shape
-from .registry import lowers
-from .tensor import _retype
-
-Results = Sequence[SSAValue | None]
+from .builder import (
+    CoreBuilder,
+    LoweringError,
+    as_onnx,
+    element_of,
+    int_attr,
+    is_static,
+    ranked_shape,
+    tensor,
+)
+from .nn import _acc_type
+from .registry import Results, lowers
 
 _ELLIPSIS_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -36,7 +42,7 @@ class _Term:
 
     @property
     def sizes(self) -> dict[str, int]:
-        return dict(zip(self.letters, _shape(self.value), strict=True))
+        return dict(zip(self.letters, ranked_shape(self.value), strict=True))
 
 
 def _parse(equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
@@ -83,7 +89,7 @@ def _diagonal(b: CoreBuilder, term: _Term) -> _Term:
             return term
         p = letters.index(dup)
         q = letters.index(dup, p + 1)
-        shape = _shape(term.value)
+        shape = ranked_shape(term.value)
         n = shape[p]
         if shape[q] != n:
             raise LoweringError("Einsum: a repeated index has different sizes")
@@ -113,9 +119,9 @@ def _arrange(b: CoreBuilder, term: _Term, order: str, sizes: dict[str, int]) -> 
     """Transpose `term` to `order` and broadcast size-1 dims up to `sizes`."""
     x = b.transpose(term.value, [term.letters.index(c) for c in order])
     target = [sizes[c] for c in order]
-    if list(_shape(x)) != target:
+    if list(ranked_shape(x)) != target:
         # A size-1 (ellipsis-broadcast) dim: drop it, then broadcast back to full size.
-        src = _shape(x)
+        src = ranked_shape(x)
         keep = [i for i, (s, t) in enumerate(zip(src, target, strict=True)) if s == t]
         el = element_of(x.type)
         x = b.reshape(x, tensor(el, [src[i] for i in keep]))
@@ -170,11 +176,11 @@ def _contract(b: CoreBuilder, lhs: _Term, rhs: _Term, keep: set[str]) -> _Term:
 @lowers("Einsum")
 def einsum(b: CoreBuilder, op: Operation) -> Results:
     """Fold the operands pairwise into batched matmuls; sum and transpose to the output."""
-    o = _onnx(op)
+    o = as_onnx(op)
     inputs = [v for v in o.onnx_inputs() if v is not None]
     if not inputs or not all(is_static(v.type) for v in inputs):
         raise LoweringError("Einsum needs static input shapes")
-    terms_s, output = _parse(str(o.attr("equation")), [len(_shape(v)) for v in inputs])
+    terms_s, output = _parse(str(o.attr("equation")), [len(ranked_shape(v)) for v in inputs])
     if len(set(output)) != len(output):
         raise LoweringError("Einsum: repeated output index")
     terms = [_diagonal(b, _Term(v, t)) for v, t in zip(inputs, terms_s, strict=True)]
@@ -188,4 +194,4 @@ def einsum(b: CoreBuilder, op: Operation) -> Results:
         raise LoweringError(f"Einsum: output indices {missing} appear in no input")
     sizes = acc.sizes
     result = _arrange(b, acc, output, sizes)
-    return [_retype(b, result, op.results[0].type)]
+    return [b.retype(result, op.results[0].type)]

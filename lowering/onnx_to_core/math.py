@@ -7,17 +7,13 @@ Activations are compositions of core elementwise ops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from rung.dialects.onnx import OnnxOp, StringTensorAttr
 
 from .builder import CoreBuilder, LoweringError, element_of, numpy_dtype
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
+from .registry import Results, lowers
 
 
 def _inputs(op: Operation) -> list[SSAValue]:
@@ -98,11 +94,11 @@ _COMPARE = {
 def compare(b: CoreBuilder, op: Operation) -> Results:
     a, c = _inputs(op)
     shape_type = _out(op).type
-    a, c = (b.broadcast_all([v], _retype(shape_type, v))[0] for v in (a, c))
+    a, c = (b.broadcast_all([v], _with_shape_of(shape_type, v))[0] for v in (a, c))
     return [b.compare(_COMPARE[op.name.split(".")[-1]], a, c)]
 
 
-def _retype(shape_type: object, like: SSAValue) -> object:
+def _with_shape_of(shape_type: object, like: SSAValue) -> object:
     from .builder import shape_of_type, tensor
 
     shape = shape_of_type(shape_type)  # type: ignore[arg-type]
@@ -115,7 +111,7 @@ def _retype(shape_type: object, like: SSAValue) -> object:
 def where(b: CoreBuilder, op: Operation) -> Results:
     cond, x, y = _inputs(op)
     out = _out(op).type
-    (cond,) = b.broadcast_all([cond], _retype(out, cond))
+    (cond,) = b.broadcast_all([cond], _with_shape_of(out, cond))
     x, y = b.broadcast_all([x, y], out)
     return [b.select(cond, x, y)]
 

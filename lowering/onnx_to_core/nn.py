@@ -26,30 +26,19 @@ from rung.dialects.onnx import OnnxOp
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     constant_array,
     element_of,
     int_attr,
     normalize_axis,
-    shape_of_type,
+    ranked_shape,
     tensor,
 )
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
+from .registry import Results, lowers
 
 # ---- helpers ------------------------------------------------------------------------------
 
 
-def _onnx(op: Operation) -> OnnxOp:
-    assert isinstance(op, OnnxOp)
-    return op
-
-
-def _shape(v: SSAValue) -> tuple[int, ...]:
-    shape = shape_of_type(v.type)
-    if shape is None:
-        raise LoweringError("needs ranked tensors")
-    return shape
 
 
 def _ints_attr(op: OnnxOp, name: str, default: Sequence[int]) -> list[int]:
@@ -88,7 +77,7 @@ def _shape_vector(b: CoreBuilder, source: SSAValue, spec: Sequence[int | str]) -
 
 def _static_spec(source: SSAValue, spec: Sequence[int | str]) -> list[int]:
     """The static shape a spec describes, -1 where it copies a dynamic dim."""
-    shape = _shape(source)
+    shape = ranked_shape(source)
     return [shape[int(s[1:])] if isinstance(s, str) else s for s in spec]
 
 
@@ -103,7 +92,7 @@ def _reshape(b: CoreBuilder, x: SSAValue, source: SSAValue, spec: Sequence[int |
 
 def _expand(b: CoreBuilder, x: SSAValue, dims: Sequence[int], like: SSAValue) -> SSAValue:
     """Broadcast `x` into the shape of `like`; `dims[i]` is the result dim of x's dim i."""
-    out = _shape(like)
+    out = ranked_shape(like)
     result = tensor(element_of(x.type), out)
     if x.type == result and list(dims) == list(range(len(out))):
         return x
@@ -118,14 +107,14 @@ def _expand(b: CoreBuilder, x: SSAValue, dims: Sequence[int], like: SSAValue) ->
 
 def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
     """Reduce `axes` and broadcast the result back over them (keepdims, then expand)."""
-    rank = len(_shape(x))
+    rank = len(ranked_shape(x))
     reduced = b.reduce(fn, x, axes)
     kept = [i for i in range(rank) if i not in set(axes)]
     return _expand(b, reduced, kept, x)
 
 
 def _mean_keep(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
-    shape = _shape(x)
+    shape = ranked_shape(x)
     count = 1
     for a in axes:
         if shape[a] < 0:
@@ -155,7 +144,7 @@ def _pool(
     pad_high: Sequence[int],
     out_spatial: Sequence[int],
 ) -> SSAValue:
-    shape = _shape(x)
+    shape = ranked_shape(x)
     result = tensor(element_of(x.type), [shape[0], shape[1], *out_spatial])
     op = core.PoolOp.create(
         operands=[x],
@@ -173,7 +162,7 @@ def _pool(
 
 
 def _spatial(x: SSAValue, what: str) -> list[int]:
-    shape = _shape(x)
+    shape = ranked_shape(x)
     if len(shape) < 3:
         raise LoweringError(f"{what} needs an input of rank >= 3, got {len(shape)}")
     spatial = list(shape[2:])
@@ -223,7 +212,7 @@ def _matmul(
     b: CoreBuilder, lhs: SSAValue, rhs: SSAValue, result: Attribute, acc: Attribute
 ) -> SSAValue:
     """numpy matmul: 1-D operands get a unit dim, batch dims are broadcast explicitly."""
-    a_shape, b_shape = _shape(lhs), _shape(rhs)
+    a_shape, b_shape = ranked_shape(lhs), ranked_shape(rhs)
     element = element_of(result)
     a1, b1 = len(a_shape) == 1, len(b_shape) == 1
     if a1:
@@ -303,7 +292,7 @@ def _matmul(
 
 @lowers("MatMul")
 def matmul(b: CoreBuilder, op: Operation) -> Results:
-    a, c = _onnx(op).onnx_inputs()
+    a, c = as_onnx(op).onnx_inputs()
     assert a is not None and c is not None
     result = op.results[0].type
     return [_matmul(b, a, c, result, _acc_type(element_of(result)))]
@@ -312,13 +301,13 @@ def matmul(b: CoreBuilder, op: Operation) -> Results:
 @lowers("MatMulInteger")
 def matmul_integer(b: CoreBuilder, op: Operation) -> Results:
     """(A - a_zero_point) × (B - b_zero_point) in i32; A's 1-D zero point is per row."""
-    a, c, a_zp, b_zp = (list(_onnx(op).onnx_inputs()) + [None, None])[:4]
+    a, c, a_zp, b_zp = (list(as_onnx(op).onnx_inputs()) + [None, None])[:4]
     assert a is not None and c is not None
     a32, c32 = b.cast(a, i32), b.cast(c, i32)
     if a_zp is not None:
         zp = b.cast(a_zp, i32)
-        zshape = _shape(zp)
-        if len(zshape) == 1 and zshape[0] != 1 and len(_shape(a)) >= 2:
+        zshape = ranked_shape(zp)
+        if len(zshape) == 1 and zshape[0] != 1 and len(ranked_shape(a)) >= 2:
             zp = b.reshape(zp, tensor(i32, [zshape[0], 1]))
         a32 = b.binary("sub", a32, b.broadcast_to(zp, a32.type, a32))
     if b_zp is not None:
@@ -330,7 +319,7 @@ def matmul_integer(b: CoreBuilder, op: Operation) -> Results:
 @lowers("Gemm")
 def gemm(b: CoreBuilder, op: Operation) -> Results:
     """alpha * A' × B' + beta * C, with C broadcast to the result."""
-    o = _onnx(op)
+    o = as_onnx(op)
     a, c, bias = (list(o.onnx_inputs()) + [None])[:3]
     assert a is not None and c is not None
     if o.attr("transA"):
@@ -359,7 +348,7 @@ def _conv_params(
     """(spatial, kernel, strides, dilations, pad_low, pad_high) of a Conv-like op."""
     spatial = _spatial(x, what)
     n = len(spatial)
-    kernel = _ints_attr(o, "kernel_shape", _shape(w)[2:])
+    kernel = _ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
     if any(k < 0 for k in kernel):
         raise LoweringError(f"{what} with a dynamic kernel shape")
     strides = _ints_attr(o, "strides", [1] * n)
@@ -377,7 +366,7 @@ def _conv(
         _conv_out(*args)
         for args in zip(spatial, kernel, strides, dilations, low, high, strict=True)
     ]
-    result = tensor(element, [_shape(x)[0], _shape(w)[0], *out])
+    result = tensor(element, [ranked_shape(x)[0], ranked_shape(w)[0], *out])
     conv = core.ConvOp.create(
         operands=[x, w],
         result_types=[result],
@@ -396,7 +385,7 @@ def _conv(
 
 @lowers("Conv")
 def conv(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     x, w, bias = (list(o.onnx_inputs()) + [None])[:3]
     assert x is not None and w is not None
     element = element_of(op.results[0].type)
@@ -409,21 +398,21 @@ def conv(b: CoreBuilder, op: Operation) -> Results:
 @lowers("ConvInteger")
 def conv_integer(b: CoreBuilder, op: Operation) -> Results:
     """(x - x_zero_point) ⋆ (w - w_zero_point) in i32; w's zero point may be per channel."""
-    o = _onnx(op)
+    o = as_onnx(op)
     x, w, x_zp, w_zp = (list(o.onnx_inputs()) + [None, None])[:4]
     assert x is not None and w is not None
     x32, w32 = b.cast(x, i32), b.cast(w, i32)
     if x_zp is not None:
         zp = b.cast(x_zp, i32)
-        if len(_shape(zp)) == 1:
+        if len(ranked_shape(zp)) == 1:
             zp = b.reshape(zp, tensor(i32, []))
         x32 = b.binary("sub", x32, _expand(b, zp, [], x32))
     if w_zp is not None:
         zp = b.cast(w_zp, i32)
-        zshape = _shape(zp)
+        zshape = ranked_shape(zp)
         if len(zshape) == 1 and zshape[0] == 1:
             zp = b.reshape(zp, tensor(i32, []))
-        dims = [0] if len(_shape(zp)) == 1 else []
+        dims = [0] if len(ranked_shape(zp)) == 1 else []
         w32 = b.binary("sub", w32, _expand(b, zp, dims, w32))
     return [_conv(b, o, x32, w32, i32, i32)]
 
@@ -431,12 +420,12 @@ def conv_integer(b: CoreBuilder, op: Operation) -> Results:
 @lowers("ConvTranspose")
 def conv_transpose(b: CoreBuilder, op: Operation) -> Results:
     """output_shape/auto_pad become explicit pads; output_padding a negative pad_high."""
-    o = _onnx(op)
+    o = as_onnx(op)
     x, w, bias = (list(o.onnx_inputs()) + [None])[:3]
     assert x is not None and w is not None
     spatial = _spatial(x, "ConvTranspose")
     n = len(spatial)
-    kernel = _ints_attr(o, "kernel_shape", _shape(w)[2:])
+    kernel = _ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
     strides = _ints_attr(o, "strides", [1] * n)
     dilations = _ints_attr(o, "dilations", [1] * n)
     out_pad = _ints_attr(o, "output_padding", [0] * n)
@@ -469,7 +458,7 @@ def conv_transpose(b: CoreBuilder, op: Operation) -> Results:
     out = [f - lo - hi for f, lo, hi in zip(full, low, high, strict=True)]
     groups = int(o.attr("group"))  # type: ignore[arg-type]
     element = element_of(op.results[0].type)
-    result = tensor(element, [_shape(x)[0], _shape(w)[1] * groups, *out])
+    result = tensor(element, [ranked_shape(x)[0], ranked_shape(w)[1] * groups, *out])
     ct = core.ConvTransposeOp.create(
         operands=[x, w],
         result_types=[result],
@@ -554,14 +543,14 @@ class _PoolGeometry:
 def _divide_by_counts(b: CoreBuilder, total: SSAValue, counts: np.ndarray) -> SSAValue:
     if np.all(counts == counts.flat[0]):
         return b.binary("div", total, b.splat(float(counts.flat[0]), total))
-    rank = len(_shape(total))
+    rank = len(ranked_shape(total))
     c = b.constant(counts, like=total.type)
     return b.binary("div", total, _expand(b, c, list(range(2, rank)), total))
 
 
 @lowers("MaxPool")
 def max_pool(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = [v for v in o.onnx_inputs() if v is not None]
     outputs = o.onnx_outputs()
     if len(outputs) > 1 and outputs[1] is not None:
@@ -572,7 +561,7 @@ def max_pool(b: CoreBuilder, op: Operation) -> Results:
 @lowers("AveragePool")
 def average_pool(b: CoreBuilder, op: Operation) -> Results:
     """Sum pool divided by the number of counted elements of each window."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = [v for v in o.onnx_inputs() if v is not None]
     geometry = _PoolGeometry(o, x)
     total = geometry.pool(b, "sum", x)
@@ -582,7 +571,7 @@ def average_pool(b: CoreBuilder, op: Operation) -> Results:
 @lowers("LpPool")
 def lp_pool(b: CoreBuilder, op: Operation) -> Results:
     """(sum |x|^p)^(1/p) over each window; zero padding adds nothing."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = [v for v in o.onnx_inputs() if v is not None]
     p = int(o.attr("p"))  # type: ignore[arg-type]
     powered = _lp_power(b, x, p)
@@ -614,22 +603,22 @@ def _global(b: CoreBuilder, kind: str, x: SSAValue) -> SSAValue:
 
 @lowers("GlobalMaxPool")
 def global_max_pool(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _onnx(op).onnx_inputs()
+    (x,) = as_onnx(op).onnx_inputs()
     assert x is not None
     return [_global(b, "max", x)]
 
 
 @lowers("GlobalAveragePool")
 def global_average_pool(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _onnx(op).onnx_inputs()
+    (x,) = as_onnx(op).onnx_inputs()
     assert x is not None
     total = _global(b, "sum", x)
-    return [b.binary("div", total, b.splat(float(np.prod(_shape(x)[2:])), total))]
+    return [b.binary("div", total, b.splat(float(np.prod(ranked_shape(x)[2:])), total))]
 
 
 @lowers("GlobalLpPool")
 def global_lp_pool(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
     p = int(o.attr("p"))  # type: ignore[arg-type]
@@ -657,20 +646,20 @@ def batch_norm(b: CoreBuilder, op: Operation) -> Results:
     Training mode normalizes with the batch statistics and also returns the
     updated running mean and variance.
     """
-    o = _onnx(op)
+    o = as_onnx(op)
     x, scale, bias, mean, var = o.onnx_inputs()
     assert x is not None and scale is not None and bias is not None
     assert mean is not None and var is not None
     eps = float(o.attr("epsilon"))  # type: ignore[arg-type]
     if o.attr("training_mode"):
-        rank = len(_shape(x))
+        rank = len(ranked_shape(x))
         axes = [0, *range(2, rank)]
         normed, batch_mean, _ = _normalize(b, x, axes, eps)
         y = b.binary("add", b.binary("mul", normed, _channel(b, scale, x)), _channel(b, bias, x))
         momentum = float(o.attr("momentum"))  # type: ignore[arg-type]
         cur_mean = b.reduce("sum", batch_mean, axes)  # each entry repeated `count` times
-        count = float(np.prod([_shape(x)[a] for a in axes]))
-        if count < 0 or any(_shape(x)[a] < 0 for a in axes):
+        count = float(np.prod([ranked_shape(x)[a] for a in axes]))
+        if count < 0 or any(ranked_shape(x)[a] < 0 for a in axes):
             raise LoweringError("training-mode BatchNormalization with dynamic dims")
         cur_mean = b.binary("div", cur_mean, b.splat(count, cur_mean))
         centered = b.binary("sub", x, batch_mean)
@@ -706,10 +695,10 @@ def batch_norm(b: CoreBuilder, op: Operation) -> Results:
 
 @lowers("InstanceNormalization")
 def instance_norm(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     x, scale, bias = o.onnx_inputs()
     assert x is not None and scale is not None and bias is not None
-    axes = list(range(2, len(_shape(x))))
+    axes = list(range(2, len(ranked_shape(x))))
     normed, _, _ = _normalize(b, x, axes, float(o.attr("epsilon")))  # type: ignore[arg-type]
     return [b.binary("add", b.binary("mul", normed, _channel(b, scale, x)), _channel(b, bias, x))]
 
@@ -725,7 +714,7 @@ def _keepdims(
     b: CoreBuilder, v: SSAValue, result: Attribute, x: SSAValue, axes: Sequence[int]
 ) -> SSAValue:
     """`v` (full shape, constant along `axes`) reduced to `result`'s keepdims shape."""
-    shape = _shape(x)
+    shape = ranked_shape(x)
     picked = b.reduce("max", v, axes)  # the values are equal along axes
     spec: list[int | str] = [
         1 if i in axes else (shape[i] if shape[i] >= 0 else f"d{i}") for i in range(len(shape))
@@ -736,10 +725,10 @@ def _keepdims(
 @lowers("LayerNormalization")
 def layer_norm(b: CoreBuilder, op: Operation) -> Results:
     """Normalizes over the dims from `axis` on; Mean and InvStdDev keep those dims as 1."""
-    o = _onnx(op)
+    o = as_onnx(op)
     x, scale, bias = (list(o.onnx_inputs()) + [None])[:3]
     assert x is not None and scale is not None
-    rank = len(_shape(x))
+    rank = len(ranked_shape(x))
     axis = normalize_axis(int(o.attr("axis")), rank)  # type: ignore[arg-type]
     axes = list(range(axis, rank))
     xs = _stash(b, x, int(o.attr("stash_type")))  # type: ignore[arg-type]
@@ -759,10 +748,10 @@ def layer_norm(b: CoreBuilder, op: Operation) -> Results:
 @lowers("GroupNormalization")
 def group_norm(b: CoreBuilder, op: Operation) -> Results:
     """Reshape to [N, G, rest], normalize over rest, reshape back, per-channel scale/bias."""
-    o = _onnx(op)
+    o = as_onnx(op)
     x, scale, bias = o.onnx_inputs()
     assert x is not None and scale is not None and bias is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     groups = int(o.attr("num_groups"))  # type: ignore[arg-type]
     rest = shape[1:]
     if any(d < 0 for d in rest):
@@ -774,17 +763,17 @@ def group_norm(b: CoreBuilder, op: Operation) -> Results:
     normed, _, _ = _normalize(b, grouped, [2], float(o.attr("epsilon")))  # type: ignore[arg-type]
     back = _reshape(b, normed, xs, [n, *rest])
     y = b.cast(back, element_of(x.type))
-    if len(_shape(scale)) == 1 and _shape(scale)[0] == groups and groups != shape[1]:
+    if len(ranked_shape(scale)) == 1 and ranked_shape(scale)[0] == groups and groups != shape[1]:
         raise LoweringError("GroupNormalization-18 per-group scale is not supported")
     return [b.binary("add", b.binary("mul", y, _channel(b, scale, y)), _channel(b, bias, y))]
 
 
 @lowers("LpNormalization")
 def lp_normalization(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
-    axis = normalize_axis(int(o.attr("axis")), len(_shape(x)))  # type: ignore[arg-type]
+    axis = normalize_axis(int(o.attr("axis")), len(ranked_shape(x)))  # type: ignore[arg-type]
     p = int(o.attr("p"))  # type: ignore[arg-type]
     if p not in (1, 2):
         raise LoweringError(f"LpNormalization with p={p} (only 1 and 2 exist)")
@@ -797,10 +786,10 @@ def lp_normalization(b: CoreBuilder, op: Operation) -> Results:
 @lowers("MeanVarianceNormalization")
 def mean_variance_normalization(b: CoreBuilder, op: Operation) -> Results:
     """ONNX's function body: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9)."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
-    rank = len(_shape(x))
+    rank = len(ranked_shape(x))
     axes = sorted(normalize_axis(a, rank) for a in _ints_attr(o, "axes", [0, 2, 3]))
     mean = _mean_keep(b, x, axes)
     mean_sq = _mean_keep(b, b.binary("mul", x, x), axes)
@@ -812,13 +801,13 @@ def mean_variance_normalization(b: CoreBuilder, op: Operation) -> Results:
 
 
 def _axis(o: OnnxOp, x: SSAValue) -> int:
-    return normalize_axis(int(o.attr("axis")), len(_shape(x)))  # type: ignore[arg-type]
+    return normalize_axis(int(o.attr("axis")), len(ranked_shape(x)))  # type: ignore[arg-type]
 
 
 @lowers("Softmax")
 def softmax(b: CoreBuilder, op: Operation) -> Results:
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
     axis = _axis(o, x)
@@ -829,7 +818,7 @@ def softmax(b: CoreBuilder, op: Operation) -> Results:
 @lowers("LogSoftmax")
 def log_softmax(b: CoreBuilder, op: Operation) -> Results:
     """(x - max) - log(sum(exp(x - max))) along `axis`."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
     axis = _axis(o, x)
@@ -841,11 +830,11 @@ def log_softmax(b: CoreBuilder, op: Operation) -> Results:
 @lowers("Hardmax")
 def hardmax(b: CoreBuilder, op: Operation) -> Results:
     """1 where the index along `axis` equals the (first) argmax, else 0."""
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
     axis = _axis(o, x)
-    shape = _shape(x)
+    shape = ranked_shape(x)
     if shape[axis] < 0:
         raise LoweringError("Hardmax along a dynamic dim")
     arg = core.ArgReduceOp.create(
@@ -867,10 +856,10 @@ def lrn(b: CoreBuilder, op: Operation) -> Results:
 
     The channel window sum is a sum pool over a unit-channel view [N, 1, C, …].
     """
-    o = _onnx(op)
+    o = as_onnx(op)
     (x,) = o.onnx_inputs()
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     if any(d < 0 for d in shape[1:]):
         raise LoweringError("LRN with dynamic channel or spatial dims")
     size = int(o.attr("size"))  # type: ignore[arg-type]
@@ -894,7 +883,7 @@ def lrn(b: CoreBuilder, op: Operation) -> Results:
 @lowers("Dropout")
 def dropout(b: CoreBuilder, op: Operation) -> Results:
     """Inference: the identity, and a mask of all true; training mode is refused."""
-    o = _onnx(op)
+    o = as_onnx(op)
     x, _ratio, training = (list(o.onnx_inputs()) + [None, None])[:3]
     assert x is not None
     if training is not None:

@@ -10,18 +10,16 @@ in float before the cast, so the cast never sees an out-of-range value.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import ml_dtypes
 import numpy as np
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp
 
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     element_of,
     element_type_of,
     is_static,
@@ -30,14 +28,7 @@ from .builder import (
     shape_of_type,
     tensor,
 )
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
-
-
-def _onnx(op: Operation) -> OnnxOp:
-    assert isinstance(op, OnnxOp)
-    return op
+from .registry import Results, lowers
 
 
 def _compute_element(*values: SSAValue) -> Attribute:
@@ -146,7 +137,7 @@ def _quantize(
 
 @lowers("QuantizeLinear")
 def quantize_linear(b: CoreBuilder, op: Operation) -> Results:
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     x, scale, zero_point = (onnx_op.onnx_inputs() + [None, None])[:3]
     assert x is not None and scale is not None
     if onnx_op.attr("precision"):
@@ -164,7 +155,7 @@ def quantize_linear(b: CoreBuilder, op: Operation) -> Results:
 @lowers("DequantizeLinear")
 def dequantize_linear(b: CoreBuilder, op: Operation) -> Results:
     """`(x - zero_point) * scale`, computed in f32 (f64 for f64 scales), then cast."""
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     x, scale, zero_point = (onnx_op.onnx_inputs() + [None, None])[:3]
     assert x is not None and scale is not None
     axis = int(onnx_op.attr("axis"))  # type: ignore[arg-type]
@@ -180,7 +171,7 @@ def dequantize_linear(b: CoreBuilder, op: Operation) -> Results:
 @lowers("DynamicQuantizeLinear")
 def dynamic_quantize_linear(b: CoreBuilder, op: Operation) -> Results:
     """uint8 quantization over the range [min(x, 0), max(x, 0)], as ONNX defines it."""
-    (x,) = [v for v in _onnx(op).onnx_inputs() if v is not None]
+    (x,) = [v for v in as_onnx(op).onnx_inputs() if v is not None]
     shape = shape_of_type(x.type)
     if shape is None:
         raise LoweringError("DynamicQuantizeLinear needs a ranked input")

@@ -25,6 +25,7 @@ from rung.dialects.onnx import OnnxOp
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     constant_ints,
     element_of,
     int_attr,
@@ -34,18 +35,11 @@ from .builder import (
     shape_of_type,
     tensor,
 )
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
-
-
-def _onnx(op: Operation) -> OnnxOp:
-    assert isinstance(op, OnnxOp)
-    return op
+from .registry import Results, lowers
 
 
 def _data(op: Operation) -> SSAValue:
-    data = _onnx(op).onnx_inputs()[0]
+    data = as_onnx(op).onnx_inputs()[0]
     assert data is not None
     return data
 
@@ -67,7 +61,7 @@ def _reduce_axes(op: Operation, x: SSAValue) -> list[list[int]] | None:
     candidate (sets differing only in size-1 dims are the same reduction),
     and `_select_axes` picks among several at run time.
     """
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     inputs = onnx_op.onnx_inputs()
     axes_value = inputs[1] if len(inputs) > 1 else None
     rank = _rank(x)
@@ -95,7 +89,7 @@ def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] 
         )
     rank = len(ins)
     size_one = [i for i in range(rank) if ins[i] == 1]
-    if _onnx(op).attr("keepdims"):
+    if as_onnx(op).attr("keepdims"):
         if len(out) != rank:
             raise LoweringError(why)
         definite = [i for i in range(rank) if out[i] == 1 and ins[i] != 1]
@@ -131,7 +125,7 @@ def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] 
 
 def _axes_mask(b: CoreBuilder, op: Operation, rank: int) -> SSAValue:
     """`mask[i]` (i1, shape [rank]): whether the run-time axes name dim i."""
-    axes = _onnx(op).onnx_inputs()[1]
+    axes = as_onnx(op).onnx_inputs()[1]
     assert axes is not None
     shape = shape_of_type(axes.type)
     if shape is None or len(shape) != 1 or shape[0] < 0:
@@ -280,7 +274,7 @@ def _reduce_one(b: CoreBuilder, op: Operation, x: SSAValue, axes: list[int]) -> 
     """The reduction of `x` over `axes`, in the op's result type."""
     kind = op.name.split(".")[-1]
     out = op.results[0].type
-    keepdims = bool(_onnx(op).attr("keepdims"))
+    keepdims = bool(as_onnx(op).attr("keepdims"))
     if _empty_identity(op, x, axes):
         dtype = numpy_dtype(element_of(out))
         identity: float | bool = {
@@ -322,7 +316,7 @@ def _log_sum_exp(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
 
 @lowers("ArgMax", "ArgMin")
 def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     x = _data(op)
     shape = shape_of_type(x.type)
     if shape is None:
@@ -348,7 +342,7 @@ def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
 @lowers("CumSum")
 def cumsum(b: CoreBuilder, op: Operation) -> Results:
     """core.cumulative along `axis`; an axis known only at run time picks among all dims."""
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     x, axis_value = onnx_op.onnx_inputs()[:2]
     assert x is not None and axis_value is not None
     rank = _rank(x)
@@ -394,7 +388,7 @@ def top_k(b: CoreBuilder, op: Operation) -> Results:
 
     `sorted=0` lets ONNX return any order; the sorted order is one of them.
     """
-    onnx_op = _onnx(op)
+    onnx_op = as_onnx(op)
     x, k_value = onnx_op.onnx_inputs()[:2]
     assert x is not None
     shape = shape_of_type(x.type)

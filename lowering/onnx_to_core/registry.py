@@ -18,7 +18,10 @@ from xdsl.ir import Operation, SSAValue
 
 from .builder import CoreBuilder
 
-Handler = Callable[[CoreBuilder, Operation], Sequence[SSAValue | None]]
+Results = Sequence[SSAValue | None]
+"""What a handler returns: replacement values by ONNX output position."""
+
+Handler = Callable[[CoreBuilder, Operation], Results]
 
 HANDLERS: dict[str, Handler] = {}
 """Handlers by dialect op name (`onnx.Relu`, `onnx.ml.Binarizer`)."""

@@ -36,6 +36,7 @@ from rung.dialects.onnx import OnnxOp, YieldOp
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     constant_array,
     element_of,
     int_attr,
@@ -43,9 +44,7 @@ from .builder import (
     shape_of_type,
     tensor,
 )
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
+from .registry import Results, lowers
 
 
 class BodyBuilder(CoreBuilder):
@@ -67,10 +66,6 @@ class BodyBuilder(CoreBuilder):
 
 # ---- small helpers ------------------------------------------------------------------------
 
-
-def _onnx(op: Operation) -> OnnxOp:
-    assert isinstance(op, OnnxOp)
-    return op
 
 
 def _static(v: SSAValue, what: str) -> tuple[int, ...]:
@@ -331,7 +326,7 @@ class _Cell:
 @lowers("RNN")
 def rnn(b: CoreBuilder, op: Operation) -> Results:
     """`Hₜ = f(Xₜ·Wᵀ + Hₜ₋₁·Rᵀ + Wb + Rb)`."""
-    cell = _Cell(b, _onnx(op), 1, ["Tanh"])
+    cell = _Cell(b, as_onnx(op), 1, ["Tanh"])
     ys, finals = [], []
     for d in range(cell.dirs):
         wt, rt, wb, rb = cell.weights(d)
@@ -355,7 +350,7 @@ def gru(b: CoreBuilder, op: Operation) -> Results:
     stays in the loop; otherwise r scales Hₜ₋₁ before its product with Rh, and
     every bias folds into the projection.
     """
-    o = _onnx(op)
+    o = as_onnx(op)
     cell = _Cell(b, o, 3, ["Sigmoid", "Tanh"])
     lbr = bool(o.attr("linear_before_reset") or 0)
     hh = cell.hidden
@@ -405,7 +400,7 @@ def lstm(b: CoreBuilder, op: Operation) -> Results:
 
     `input_forget` couples the gates: f = 1 - i.
     """
-    o = _onnx(op)
+    o = as_onnx(op)
     cell = _Cell(b, o, 4, ["Sigmoid", "Tanh", "Tanh"])
     ins = o.onnx_inputs() + [None] * 8
     init_c = cell._state(ins[6])  # noqa: SLF001
@@ -472,7 +467,7 @@ def scan(b: CoreBuilder, op: Operation) -> Results:
     first dim, are flipped for reverse outputs and moved to their scan axis.
     (Opset 8's batched form arrives here already rewritten by the importer.)
     """
-    o = _onnx(op)
+    o = as_onnx(op)
     inputs = o.onnx_inputs()
     if any(v is None for v in inputs):
         raise LoweringError("Scan with an absent input")

@@ -18,49 +18,34 @@ from xdsl.dialects.builtin import StringAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp
 
 from .builder import (
     CoreBuilder,
     LoweringError,
+    as_onnx,
     constant_array,
     element_of,
     int_attr,
     is_static,
     normalize_axis,
     numpy_dtype,
-    shape_of_type,
+    ranked_shape,
     tensor,
 )
-from .registry import lowers
-
-Results = Sequence[SSAValue | None]
-
-
-def _onnx(op: Operation) -> OnnxOp:
-    assert isinstance(op, OnnxOp)
-    return op
+from .registry import Results, lowers
 
 
 def _inputs(op: Operation) -> list[SSAValue | None]:
-    return _onnx(op).onnx_inputs()
+    return as_onnx(op).onnx_inputs()
 
 
 def _out(op: Operation, i: int = 0) -> SSAValue:
     return op.results[i]
 
 
-def _shape(v: SSAValue | Attribute) -> tuple[int, ...]:
-    """The ranked shape of a value or type (-1 for `?`); unranked is unsupported."""
-    t = v.type if isinstance(v, SSAValue) else v
-    shape = shape_of_type(t)
-    if shape is None:
-        raise LoweringError("needs a ranked tensor")
-    return shape
-
 
 def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
-    shape = _shape(v)
+    shape = ranked_shape(v)
     if any(d < 0 for d in shape):
         raise LoweringError(f"{what} needs a static shape, got {list(shape)}")
     return shape
@@ -75,26 +60,6 @@ def _fold_ints(value: SSAValue | None) -> list[int] | None:
     array = constant_array(value)
     return None if array is None else [int(v) for v in array.reshape(-1)]
 
-
-def _retype(b: CoreBuilder, v: SSAValue, target: Attribute) -> SSAValue:
-    """Give a statically shaped result the op's declared (partly dynamic) type.
-
-    The users of the op were typed by ONNX shape inference; a core.reshape
-    with a constant shape operand keeps their types valid.
-    """
-    if v.type == target:
-        return v
-    shape = _shape(v)
-    out = shape_of_type(target)
-    if out is None:
-        return v  # the declared type is unranked; the computed one is more precise
-    if out is None or len(out) != len(shape) or any(
-        o >= 0 and o != d for o, d in zip(out, shape, strict=True)
-    ):
-        raise LoweringError(f"computed type {v.type} does not fit the declared {target}")
-    shape_v = b.constant(np.array(shape, np.int64))
-    new = core.ReshapeOp.create(operands=[v, shape_v], result_types=[target])
-    return b.insert(new).results[0]
 
 
 def _required_ints(value: SSAValue | None, what: str) -> list[int]:
@@ -119,7 +84,7 @@ def _reshape_to_result(
         return b.reshape(x, out)
     if target is None or any(d < 0 for d in target):
         raise LoweringError(f"needs a static result shape, got {out}")
-    return _retype(b, b.reshape(x, tensor(element_of(x.type), target)), out)
+    return b.retype(b.reshape(x, tensor(element_of(x.type), target)), out)
 
 
 def _slice(
@@ -134,7 +99,7 @@ def _slice(
     With a static input the static form is used. Otherwise the dynamic form
     gets its sizes as `constant sizes + shape_of(x) * keep-mask`.
     """
-    shape = _shape(x)
+    shape = ranked_shape(x)
     element = element_of(x.type)
     full = [s < 0 for s in size]
     if all(d >= 0 for d in shape):
@@ -201,11 +166,11 @@ def reshape(b: CoreBuilder, op: Operation) -> Results:
     if is_static(out):
         return [b.reshape(x, out)]
     target = _fold_ints(shape_v)
-    in_shape = _shape(x)
+    in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
         assert shape_v is not None
         return [_runtime_reshape(b, x, shape_v, op)]
-    if not _onnx(op).attr("allowzero"):
+    if not as_onnx(op).attr("allowzero"):
         target = [in_shape[i] if t == 0 else t for i, t in enumerate(target)]
     if -1 in target:
         known = int(np.prod([t for t in target if t != -1]))
@@ -220,13 +185,13 @@ def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operati
     0 copies the input's dim (unless allowzero), and -1 takes what is left:
     both are computed with core ops on the shape tensors.
     """
-    (rank_out,) = _shape(shape_v)  # the shape operand is 1-D: its length is the result rank
+    (rank_out,) = ranked_shape(shape_v)  # the shape operand is 1-D: its length is the result rank
     if rank_out < 0:
         raise LoweringError("Reshape to a shape of unknown rank")
-    rank_in = len(_shape(x))
+    rank_in = len(ranked_shape(x))
     in_shape = b.shape_of(x)
     target = shape_v
-    if not _onnx(op).attr("allowzero") and rank_in:
+    if not as_onnx(op).attr("allowzero") and rank_in:
         # Position i takes input dim i where the target says 0 (i < rank_in).
         n = min(rank_in, rank_out)
         head = _slice(b, in_shape, [0], [n], [1]) if n < rank_in else in_shape
@@ -250,8 +215,8 @@ def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operati
 
 def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
     """Flatten with dynamic dims: [prod(dims[:axis]), prod(dims[axis:])] at run time."""
-    rank = len(_shape(x))
-    axis = int(_onnx(op).attr("axis"))  # type: ignore[call-overload]
+    rank = len(ranked_shape(x))
+    axis = int(as_onnx(op).attr("axis"))  # type: ignore[call-overload]
     axis = axis + rank if axis < 0 else axis
     dims = b.shape_of(x)
     parts = []
@@ -271,12 +236,12 @@ def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
 def reshape_like(b: CoreBuilder, op: Operation) -> Results:
     x, axes_v = (_inputs(op) + [None])[:2]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     kind = op.name.split(".")[-1]
     target: list[int] | None = None
     if all(d >= 0 for d in shape):
         if kind == "Flatten":
-            axis = int(_onnx(op).attr("axis"))  # type: ignore[call-overload]
+            axis = int(as_onnx(op).attr("axis"))  # type: ignore[call-overload]
             axis = axis + len(shape) if axis < 0 else axis
             target = [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
         elif kind == "Squeeze":
@@ -305,7 +270,7 @@ def _dynamic_squeeze(
 ) -> SSAValue:
     """Squeeze/Unsqueeze of a dynamically shaped input: the runtime shape is
     `shape_of(x)` with the squeezed dims dropped or 1s inserted."""
-    shape = _shape(x)
+    shape = ranked_shape(x)
     axes = _fold_ints(axes_v)
     if axes is None:
         raise LoweringError("Squeeze/Unsqueeze of a dynamic input needs constant axes")
@@ -343,8 +308,8 @@ def _dynamic_squeeze(
 def transpose(b: CoreBuilder, op: Operation) -> Results:
     x = _inputs(op)[0]
     assert x is not None
-    rank = len(_shape(x))
-    perm = _onnx(op).attr("perm")
+    rank = len(ranked_shape(x))
+    perm = as_onnx(op).attr("perm")
     perm_list = list(range(rank))[::-1] if perm is None else [int(p) for p in perm]  # type: ignore[attr-defined]
     return [b.transpose(x, [normalize_axis(p, rank) for p in perm_list])]
 
@@ -356,9 +321,9 @@ def transpose(b: CoreBuilder, op: Operation) -> Results:
 def concat(b: CoreBuilder, op: Operation) -> Results:
     inputs = [v for v in _inputs(op) if v is not None]
     out = _out(op).type
-    axis = normalize_axis(int(_onnx(op).attr("axis")), len(_shape(out)))  # type: ignore[arg-type]
+    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(ranked_shape(out)))  # type: ignore[arg-type]
     # Empty inputs contribute nothing (ONNX allows them, e.g. a [0] shape piece).
-    kept = [v for v in inputs if _shape(v)[axis] != 0] or inputs[:1]
+    kept = [v for v in inputs if ranked_shape(v)[axis] != 0] or inputs[:1]
     if len(kept) == 1 and kept[0].type == out:
         return [kept[0]]
     new = core.ConcatOp.create(
@@ -369,14 +334,14 @@ def concat(b: CoreBuilder, op: Operation) -> Results:
 
 @lowers("Split")
 def split(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     x, split_v = (_inputs(op) + [None])[:2]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     axis = normalize_axis(int(o.attr("axis")), len(shape))  # type: ignore[arg-type]
     n = shape[axis]
     outputs = len(op.results)
-    result_dims = [_shape(r)[axis] for r in op.results]
+    result_dims = [ranked_shape(r)[axis] for r in op.results]
     if split_v is not None:
         sizes = _fold_ints(split_v) or result_dims
         if any(d < 0 for d in sizes):
@@ -405,7 +370,7 @@ def split(b: CoreBuilder, op: Operation) -> Results:
 def slice_(b: CoreBuilder, op: Operation) -> Results:
     x, starts_v, ends_v, axes_v, steps_v = (_inputs(op) + [None] * 5)[:5]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     rank = len(shape)
     starts, ends = _fold_ints(starts_v), _fold_ints(ends_v)
     axes = _fold_ints(axes_v) if axes_v is not None else None
@@ -457,7 +422,7 @@ def _runtime_slice(
     shape = _static_shape(x, "Slice with runtime starts")
     out_shape = _static_shape(_out(op), "Slice with runtime starts")
     rank = len(shape)
-    count = _shape(starts_v)[0]
+    count = ranked_shape(starts_v)[0]
     if count < 0:
         raise LoweringError("Slice with a dynamic number of axes")
     vec = tensor(i64, [count])
@@ -507,8 +472,8 @@ def _runtime_slice(
 def gather(b: CoreBuilder, op: Operation) -> Results:
     data, idx = _inputs(op)[:2]
     assert data is not None and idx is not None
-    shape = _shape(data)
-    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    shape = ranked_shape(data)
+    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] < 0:
         raise LoweringError("Gather along a dynamic dim")
     idx = _normalize_indices(b, idx, shape[axis])
@@ -522,8 +487,8 @@ def gather(b: CoreBuilder, op: Operation) -> Results:
 def gather_elements(b: CoreBuilder, op: Operation) -> Results:
     data, idx = _inputs(op)[:2]
     assert data is not None and idx is not None
-    shape = _shape(data)
-    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    shape = ranked_shape(data)
+    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] < 0:
         raise LoweringError("GatherElements along a dynamic dim")
     idx = _normalize_indices(b, idx, shape[axis])
@@ -541,7 +506,7 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSA
     sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
     if data is not None:
         return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
-    if any(d < 0 for d in _shape(idx)):
+    if any(d < 0 for d in ranked_shape(idx)):
         raise LoweringError("dynamic index tuples")
     return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
 
@@ -550,11 +515,11 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSA
 def gather_nd(b: CoreBuilder, op: Operation) -> Results:
     data, idx = _inputs(op)[:2]
     assert data is not None and idx is not None
-    batch = int(_onnx(op).attr("batch_dims"))  # type: ignore[call-overload]
-    depth = _shape(idx)[-1]
+    batch = int(as_onnx(op).attr("batch_dims"))  # type: ignore[call-overload]
+    depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("GatherND with a dynamic index depth")
-    idx = _normalize_tuples(b, idx, _shape(data)[batch : batch + depth])
+    idx = _normalize_tuples(b, idx, ranked_shape(data)[batch : batch + depth])
     new = core.GatherNDOp.create(
         operands=[data, idx],
         result_types=[_out(op).type],
@@ -564,15 +529,15 @@ def gather_nd(b: CoreBuilder, op: Operation) -> Results:
 
 
 def _reduction(op: Operation) -> StringAttr:
-    return StringAttr(str(_onnx(op).attr("reduction") or "none"))
+    return StringAttr(str(as_onnx(op).attr("reduction") or "none"))
 
 
 @lowers("ScatterElements")
 def scatter_elements(b: CoreBuilder, op: Operation) -> Results:
     data, idx, updates = _inputs(op)[:3]
     assert data is not None and idx is not None and updates is not None
-    shape = _shape(data)
-    axis = normalize_axis(int(_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    shape = ranked_shape(data)
+    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] < 0:
         raise LoweringError("ScatterElements along a dynamic dim")
     idx = _normalize_indices(b, idx, shape[axis])
@@ -588,10 +553,10 @@ def scatter_elements(b: CoreBuilder, op: Operation) -> Results:
 def scatter_nd(b: CoreBuilder, op: Operation) -> Results:
     data, idx, updates = _inputs(op)[:3]
     assert data is not None and idx is not None and updates is not None
-    depth = _shape(idx)[-1]
+    depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("ScatterND with a dynamic index depth")
-    idx = _normalize_tuples(b, idx, _shape(data)[:depth])
+    idx = _normalize_tuples(b, idx, ranked_shape(data)[:depth])
     new = core.ScatterNDOp.create(
         operands=[data, idx, updates],
         result_types=[_out(op).type],
@@ -611,11 +576,11 @@ def expand(b: CoreBuilder, op: Operation) -> Results:
     if is_static(out):
         return [b.broadcast_to(x, out)]
     target = _fold_ints(shape_v)
-    in_shape = _shape(x)
+    in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
         raise LoweringError("Expand to a dynamic shape (needs a constant shape, static input)")
     static = tensor(element_of(x.type), np.broadcast_shapes(in_shape, tuple(target)))
-    return [_retype(b, b.broadcast_to(x, static), out)]
+    return [b.retype(b.broadcast_to(x, static), out)]
 
 
 @lowers("Tile")
@@ -647,7 +612,7 @@ def tile(b: CoreBuilder, op: Operation) -> Results:
 def pad(b: CoreBuilder, op: Operation) -> Results:
     x, pads_v, value_v, axes_v = (_inputs(op) + [None] * 4)[:4]
     assert x is not None
-    rank = len(_shape(x))
+    rank = len(ranked_shape(x))
     pads = _required_ints(pads_v, "Pad's pads")
     axes = list(range(rank)) if axes_v is None else _required_ints(axes_v, "Pad's axes")
     axes = [normalize_axis(a, rank) for a in axes]
@@ -658,9 +623,9 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
         low[a], high[a] = pads[i], pads[i + len(axes)]
     element = element_of(x.type)
     value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
-    mode = str(_onnx(op).attr("mode"))
+    mode = str(as_onnx(op).attr("mode"))
     out = _out(op).type
-    in_shape = _shape(x)
+    in_shape = ranked_shape(x)
     result = out
     if not is_static(out) and all(d >= 0 for d in in_shape):
         result = tensor(element, [n + lo + hi for n, lo, hi in zip(in_shape, low, high, strict=True)])
@@ -673,7 +638,7 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
             "pad_high": core.ints(high),
         },
     )
-    return [_retype(b, b.insert(new).results[0], out)]
+    return [b.retype(b.insert(new).results[0], out)]
 
 
 # ---- shapes and generated tensors ------------------------------------------------------
@@ -681,10 +646,10 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
 
 @lowers("Shape")
 def shape_(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     x = _inputs(op)[0]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     rank = len(shape)
     start = int(o.attr("start") or 0)  # type: ignore[call-overload]
     end_attr = o.attr("end")
@@ -702,7 +667,7 @@ def shape_(b: CoreBuilder, op: Operation) -> Results:
 def size_(b: CoreBuilder, op: Operation) -> Results:
     x = _inputs(op)[0]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     if all(d >= 0 for d in shape):
         return [b.constant(np.array(int(np.prod(shape)), dtype=np.int64))]
     return [b.reduce("prod", b.shape_of(x), [0])]
@@ -718,15 +683,15 @@ def range_(b: CoreBuilder, op: Operation) -> Results:
     count = max(int(np.ceil((limit - start) / delta)), 0)
     dtype = numpy_dtype(element_of(_out(op).type))
     out = (start + np.arange(count) * delta).astype(dtype)
-    return [_retype(b, b.constant(out), _out(op).type)]
+    return [b.retype(b.constant(out), _out(op).type)]
 
 
 @lowers("ConstantOfShape")
 def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
-    o = _onnx(op)
+    o = as_onnx(op)
     out = _out(op).type
     element = element_of(out)
-    shape = list(_shape(out)) if is_static(out) else _fold_ints(_inputs(op)[0])
+    shape = list(ranked_shape(out)) if is_static(out) else _fold_ints(_inputs(op)[0])
     shape_v = _inputs(op)[0]
     if shape is None and (shape_v is None or not is_static(shape_v.type)):
         raise LoweringError("ConstantOfShape needs a shape of static rank")
@@ -742,7 +707,7 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
         assert shape_v is not None  # a runtime shape: broadcast to it
         return [b.broadcast_to(b.scalar(value, element), out, shape=shape_v)]
     filled = b.broadcast_to(b.scalar(value, element), tensor(element, shape))
-    return [_retype(b, filled, out)]
+    return [b.retype(filled, out)]
 
 
 def _iota(b: CoreBuilder, shape: Sequence[int], dim: int) -> SSAValue:
@@ -757,7 +722,7 @@ def trilu(b: CoreBuilder, op: Operation) -> Results:
     """Keep x where `col - row >= k` (upper) or `<= k` (lower), else 0."""
     x, k_v = (_inputs(op) + [None])[:2]
     assert x is not None
-    shape = _shape(x)
+    shape = ranked_shape(x)
     rows, cols = shape[-2:]
     if rows < 0 or cols < 0:
         raise LoweringError("Trilu needs static matrix dims")
@@ -770,7 +735,7 @@ def trilu(b: CoreBuilder, op: Operation) -> Results:
             k = b.splat(k_const[0], diff)
         else:
             k = b.broadcast_to(_scalar_of(b, b.cast(k_v, i64)), diff.type)
-    keep = b.compare("ge" if _onnx(op).attr("upper") else "le", diff, k)
+    keep = b.compare("ge" if as_onnx(op).attr("upper") else "le", diff, k)
     if len(shape) > 2:
         keep = b.broadcast_to(keep, tensor(element_of(keep.type), shape), x)
     return [b.select(keep, x, b.splat(0, x))]
@@ -783,7 +748,7 @@ def one_hot(b: CoreBuilder, op: Operation) -> Results:
     assert idx is not None and values is not None
     out = _out(op).type
     out_shape = _static_shape(out, "OneHot")
-    axis = normalize_axis(int(_onnx(op).attr("axis")), len(out_shape))  # type: ignore[arg-type]
+    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(out_shape))  # type: ignore[arg-type]
     # The depth is the result's dim along axis (static even when depth is an input).
     depth = out_shape[axis]
     if numpy_dtype(element_of(idx.type)).kind == "f":
@@ -812,9 +777,9 @@ def depth_to_space(b: CoreBuilder, op: Operation) -> Results:
     x = _inputs(op)[0]
     assert x is not None
     n, c, h, w = _static_shape(x, "DepthToSpace")
-    bs = int(_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    bs = int(as_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
     element = element_of(x.type)
-    if _onnx(op).attr("mode") == "CRD":
+    if as_onnx(op).attr("mode") == "CRD":
         split, perm = [n, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
     else:
         split, perm = [n, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
@@ -827,10 +792,10 @@ def space_to_depth(b: CoreBuilder, op: Operation) -> Results:
     x = _inputs(op)[0]
     assert x is not None
     n, c, h, w = _static_shape(x, "SpaceToDepth")
-    bs = int(_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    bs = int(as_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
     element = element_of(x.type)
     split = b.reshape(x, tensor(element, [n, c, h // bs, bs, w // bs, bs]))
-    perm = [0, 1, 3, 5, 2, 4] if _onnx(op).attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
+    perm = [0, 1, 3, 5, 2, 4] if as_onnx(op).attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
     moved = b.transpose(split, perm)
     return [b.reshape(moved, tensor(element, [n, c * bs * bs, h // bs, w // bs]))]
 
@@ -849,5 +814,5 @@ def eye_like(b: CoreBuilder, op: Operation) -> Results:
     assert x is not None
     rows, cols = _static_shape(x, "EyeLike")
     dtype = numpy_dtype(element_of(_out(op).type))
-    k = int(_onnx(op).attr("k"))  # type: ignore[call-overload]
+    k = int(as_onnx(op).attr("k"))  # type: ignore[call-overload]
     return [b.constant(np.eye(rows, cols, k, dtype=dtype))]
