@@ -240,10 +240,11 @@ class CoreBuilder:
         return [self.broadcast_to(v, tensor(element_of(v.type), out), shape=shape) for v in values]
 
     def broadcast_shape(self, values: Sequence[SSAValue], out: Sequence[int]) -> SSAValue:
-        """The runtime broadcast shape of `values`: right-aligned, elementwise max.
+        """The runtime broadcast shape of `values`, right-aligned.
 
         Each operand's shape is left-padded with ones to the result rank; ONNX
-        requires every dim to be 1 or the common size, so the max is that size.
+        requires every dim to be 1 or the common size, so a dim of 1 yields to
+        the other operand's (which keeps a 0-sized dim, where a max would not).
         """
         rank = len(out)
         acc: SSAValue | None = None
@@ -261,7 +262,11 @@ class CoreBuilder:
                         properties={"axis": int_attr(0)},
                     )
                 ).results[0]
-            acc = dims if acc is None else self.binary("max", acc, dims)
+            if acc is None:
+                acc = dims
+            else:
+                one = self.constant(np.ones(rank, dtype=np.int64))
+                acc = self.select(self.compare("eq", acc, one), dims, acc)
         assert acc is not None
         return acc
 

@@ -212,3 +212,25 @@ def test_core_level_matches_expected_outputs(name: str) -> None:
 
     result = run_case(conformance_cases()[name], "core")  # type: ignore[arg-type]
     assert result["status"] == "pass", f"{result.get('category')}: {result.get('message')}"
+
+
+@pytest.mark.parametrize(("a", "b"), [((3, 1), (1, 4)), ((0, 1), (1, 4)), ((2, 1), (1, 0))])
+def test_runtime_broadcast_of_two_dynamic_operands(a: tuple, b: tuple) -> None:
+    """Neither operand has the result's shape: it is computed at run time (0-sized dims too)."""
+    import numpy as np
+    from onnx import TensorProto, helper
+
+    from rung.runtime import InferenceSession
+
+    f = TensorProto.FLOAT
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("a", f, ["N", 1]),
+         helper.make_tensor_value_info("b", f, [1, "M"])],
+        [helper.make_tensor_value_info("y", f, ["N", "M"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    x = np.arange(np.prod(a), dtype=np.float32).reshape(a)
+    y = np.arange(np.prod(b), dtype=np.float32).reshape(b)
+    (got,) = InferenceSession(model, level="core").run(None, {"a": x, "b": y})
+    np.testing.assert_array_equal(got, x + y)
