@@ -333,22 +333,21 @@ class CoreInterpreter:
         return out.astype(_result_dtype(op.result))
 
     def eval_ConvOp(self, op: core.ConvOp, args: list, env: Env) -> np.ndarray:
-        acc = numpy_dtype(op.acc)
-        return conv(
-            np.asarray(args[0]).astype(acc),
-            np.asarray(args[1]).astype(acc),
-            _ints(op.strides), _ints(op.dilations), _ints(op.pad_low), _ints(op.pad_high),
-            op.groups.value.data,
-        ).astype(_result_dtype(op.result))
+        return self._convolve(op, args, conv)
 
     def eval_ConvTransposeOp(self, op: core.ConvTransposeOp, args: list, env: Env) -> np.ndarray:
-        acc = numpy_dtype(op.acc)
-        return conv_transpose(
+        return self._convolve(op, args, conv_transpose)
+
+    def _convolve(self, op: Operation, args: list, fn: Callable[..., np.ndarray]) -> np.ndarray:
+        """core.conv and core.conv_transpose: accumulate in `acc`, then convert."""
+        acc = numpy_dtype(op.acc)  # type: ignore[attr-defined]
+        return fn(
             np.asarray(args[0]).astype(acc),
             np.asarray(args[1]).astype(acc),
-            _ints(op.strides), _ints(op.dilations), _ints(op.pad_low), _ints(op.pad_high),
-            op.groups.value.data,
-        ).astype(_result_dtype(op.result))
+            _ints(op.strides), _ints(op.dilations),  # type: ignore[attr-defined]
+            _ints(op.pad_low), _ints(op.pad_high),  # type: ignore[attr-defined]
+            op.groups.value.data,  # type: ignore[attr-defined]
+        ).astype(_result_dtype(op.results[0]))
 
     def eval_PoolOp(self, op: core.PoolOp, args: list, env: Env) -> np.ndarray:
         x = np.asarray(args[0])

@@ -29,23 +29,15 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from rung.dialects import core
 from rung.dialects.onnx import OnnxOp
-from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX, ONNX_FROM_MLIR
+from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX
 from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
 from rung.dialects.resources import owning_module, store_of
 from rung.errors import RungError
+from rung.runtime.core_eval import numpy_dtype
 
 
 class LoweringError(RungError):
     """An op has a form this lowering does not (yet) handle; the legality check reports it."""
-
-
-def numpy_dtype(element: Attribute) -> np.dtype:
-    from onnx import helper
-
-    code = ONNX_FROM_MLIR.get(element)
-    if code is None:
-        raise LoweringError(f"no numpy type for element type {element}")
-    return np.dtype(helper.tensor_dtype_to_np_dtype(code))
 
 
 def element_type_of(dtype: np.dtype) -> Attribute:

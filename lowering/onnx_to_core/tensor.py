@@ -468,31 +468,21 @@ def _runtime_slice(
 # ---- gather and scatter -----------------------------------------------------------------
 
 
-@lowers("Gather")
+_GATHERS = {"Gather": core.GatherOp, "GatherElements": core.GatherElementsOp}
+
+
+@lowers(*_GATHERS)
 def gather(b: CoreBuilder, op: Operation) -> Results:
+    """Gather and GatherElements: indices made non-negative, then the core op."""
     data, idx = _inputs(op)[:2]
     assert data is not None and idx is not None
     shape = ranked_shape(data)
     axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    kind = op.name.split(".")[-1]
     if shape[axis] < 0:
-        raise LoweringError("Gather along a dynamic dim")
+        raise LoweringError(f"{kind} along a dynamic dim")
     idx = _normalize_indices(b, idx, shape[axis])
-    new = core.GatherOp.create(
-        operands=[data, idx], result_types=[_out(op).type], properties={"axis": int_attr(axis)}
-    )
-    return [b.insert(new).results[0]]
-
-
-@lowers("GatherElements")
-def gather_elements(b: CoreBuilder, op: Operation) -> Results:
-    data, idx = _inputs(op)[:2]
-    assert data is not None and idx is not None
-    shape = ranked_shape(data)
-    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
-    if shape[axis] < 0:
-        raise LoweringError("GatherElements along a dynamic dim")
-    idx = _normalize_indices(b, idx, shape[axis])
-    new = core.GatherElementsOp.create(
+    new = _GATHERS[kind].create(
         operands=[data, idx], result_types=[_out(op).type], properties={"axis": int_attr(axis)}
     )
     return [b.insert(new).results[0]]
