@@ -40,12 +40,14 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, Region, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -54,7 +56,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
@@ -576,6 +578,10 @@ class PadOp(CoreOp):
 
     `constant` fills with the scalar `value` operand; `reflect` mirrors
     without the edge; `edge` repeats the edge; `wrap` is periodic.
+
+    Pads known only at run time (CenterCropPad, exporters computing pads from
+    shapes) come instead as a third operand, a `tensor<2*rank x i64>` of all
+    low pads then all high pads; the result dims are then usually `?`.
     """
 
     name = "core.pad"
@@ -585,14 +591,27 @@ class PadOp(CoreOp):
     mode = prop_def(StringAttr)
     input = operand_def()
     value = operand_def()
-    pad_low = prop_def(DenseArrayBase)
-    pad_high = prop_def(DenseArrayBase)
+    pads = var_operand_def()
+    pad_low = opt_prop_def(DenseArrayBase)
+    pad_high = opt_prop_def(DenseArrayBase)
     result = result_def()
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        lo, hi = _ints(self.pad_low), _ints(self.pad_high)
         ins, out = _shape(self.input.type), _shape(self.result.type)
+        static = self.pad_low is not None and self.pad_high is not None
+        if len(self.pads) > 1 or static == bool(self.pads):
+            raise VerifyException(
+                "core.pad: give either pad_low and pad_high, or one pads operand"
+            )
+        if self.pads:
+            pads = _shape(self.pads[0].type)
+            if pads is None or len(pads) != 1 or _element(self.pads[0].type) != i64:
+                raise VerifyException("core.pad: the pads operand must be a 1-D tensor of i64")
+            if ins is not None and not _dims_compatible(pads[0], 2 * len(ins)):
+                raise VerifyException("core.pad: the pads operand needs 2 entries per dim")
+            return
+        lo, hi = _ints(self.pad_low), _ints(self.pad_high)
         if ins is None or out is None:
             return
         if not len(lo) == len(hi) == len(ins) == len(out):
@@ -969,6 +988,307 @@ class LoopOp(CoreOp):
     traits = traits_def(RecursiveMemoryEffect())
 
 
+# ---- lists ---------------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class ListType(ParametrizedAttribute, TypeAttribute):
+    """`!core.list<tensor<...>>`: an ordered list of tensors of one element type.
+
+    Frameworks have lists of tensors (ONNX sequences) whose elements may differ
+    in shape, so the parameter is a bound on every element: the same element
+    type, and a compatible shape where both are ranked (typically `?` dims or
+    unranked).
+    """
+
+    name = "core.list"
+
+    element_type: Attribute
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (parser.parse_type(),)
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, TensorType | UnrankedTensorType):
+            raise VerifyException(
+                f"!core.list holds tensors: its parameter must be a tensor type, "
+                f"got {self.element_type}"
+            )
+
+
+def _tensors_compatible(a: Attribute, b: Attribute) -> bool:
+    """Same element type, and the same rank with compatible dims where both are ranked."""
+    if _element(a) is None or _element(a) != _element(b):
+        return False
+    sa, sb = _shape(a), _shape(b)
+    if sa is None or sb is None:
+        return True
+    return len(sa) == len(sb) and all(map(_dims_compatible, sa, sb))
+
+
+def _check_element(op: IRDLOperation, value: Attribute, lst: Attribute, what: str) -> None:
+    bound = lst.element_type if isinstance(lst, ListType) else None
+    if bound is None or not _tensors_compatible(value, bound):
+        raise VerifyException(f"{op.name}: {what} {value} does not fit the list type {lst}")
+
+
+def _lists_compatible(a: Attribute, b: Attribute) -> bool:
+    return (
+        isinstance(a, ListType)
+        and isinstance(b, ListType)
+        and _tensors_compatible(a.element_type, b.element_type)
+    )
+
+
+def _check_same_elements(op: IRDLOperation, a: Attribute, b: Attribute) -> None:
+    if not _lists_compatible(a, b):
+        raise VerifyException(f"{op.name}: list types {a} and {b} are not compatible")
+
+
+def _check_index(op: IRDLOperation, index: Attribute) -> None:
+    if _element(index) != i64 or _shape(index) != ():
+        raise VerifyException(f"{op.name}: the index must be a rank-0 tensor<i64>, got {index}")
+
+
+@irdl_op_definition
+class ListOp(CoreOp):
+    """A list of the operand tensors, in order; no operands make an empty list.
+
+    One op builds every list (ONNX SequenceConstruct and SequenceEmpty); the
+    result type bounds the operands, which may differ in shape.
+    """
+
+    name = "core.list"
+
+    elements = var_operand_def()
+    result = result_def(ListType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        for i, v in enumerate(self.elements):
+            _check_element(self, v.type, self.result.type, f"element {i}")
+
+
+@irdl_op_definition
+class ListLengthOp(CoreOp):
+    """The number of elements of a list, as a rank-0 `tensor<i64>`."""
+
+    name = "core.list_length"
+
+    input = operand_def(ListType)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_index(self, self.result.type)
+
+
+@irdl_op_definition
+class ListGetOp(CoreOp):
+    """The element at `index` (rank-0 i64, in `[0, length)`).
+
+    Indices are non-negative and in range as everywhere in core: ONNX's
+    negative positions are normalized before, with the list's length.
+    """
+
+    name = "core.list_get"
+
+    input = operand_def(ListType)
+    index = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_index(self, self.index.type)
+        _check_element(self, self.result.type, self.input.type, "result")
+
+
+@irdl_op_definition
+class ListInsertOp(CoreOp):
+    """A new list with `element` inserted before `index` (in `[0, length]`; length appends).
+
+    Lists are values: the operand list is unchanged. The result type may be
+    more general than the operand's, since the new element may differ in shape.
+    """
+
+    name = "core.list_insert"
+
+    input = operand_def(ListType)
+    element = operand_def()
+    index = operand_def()
+    result = result_def(ListType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_index(self, self.index.type)
+        _check_same_elements(self, self.input.type, self.result.type)
+        _check_element(self, self.element.type, self.result.type, "element")
+
+
+@irdl_op_definition
+class ListEraseOp(CoreOp):
+    """A new list without the element at `index` (in `[0, length)`)."""
+
+    name = "core.list_erase"
+
+    input = operand_def(ListType)
+    index = operand_def()
+    result = result_def(ListType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_index(self, self.index.type)
+        _check_same_elements(self, self.input.type, self.result.type)
+
+
+def _check_joined_rank(op: IRDLOperation, lst: Attribute, result: Attribute, extra: int) -> None:
+    """Elements of rank r joined into a result of rank r + extra, along a valid `axis`."""
+    assert isinstance(lst, ListType)
+    axis = op.axis.value.data  # type: ignore[attr-defined]
+    out = _shape(result)
+    if _element(result) is None or _element(result) != _element(lst.element_type):
+        raise VerifyException(f"{op.name}: result {result} and list {lst} element types differ")
+    if out is None:
+        return
+    if not 0 <= axis < len(out):
+        raise VerifyException(f"{op.name}: axis {axis} is out of range for the result {result}")
+    ins = _shape(lst.element_type)
+    if ins is not None and len(ins) + extra != len(out):
+        raise VerifyException(
+            f"{op.name}: elements of rank {len(ins)} cannot give a result of rank {len(out)}"
+        )
+
+
+@irdl_op_definition
+class ListConcatOp(CoreOp):
+    """Joins the elements along the existing dim `axis` (non-negative).
+
+    The list must not be empty at run time; elements agree on all other dims.
+    """
+
+    name = "core.list_concat"
+
+    input = operand_def(ListType)
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_joined_rank(self, self.input.type, self.result.type, 0)
+
+
+@irdl_op_definition
+class ListStackOp(CoreOp):
+    """Stacks the elements along a new dim `axis` (in `[0, rank]` of an element).
+
+    The list must not be empty at run time; all elements have the same shape.
+    Kept apart from core.list_concat: concat joins along an existing dim.
+    """
+
+    name = "core.list_stack"
+
+    input = operand_def(ListType)
+    axis = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_joined_rank(self, self.input.type, self.result.type, 1)
+
+
+# ---- optionals ----------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class OptionalType(ParametrizedAttribute, TypeAttribute):
+    """`!core.optional<T>`: a value of type T (a tensor or a `!core.list`), or none.
+
+    Frameworks pass values that may be absent (ONNX optionals); a type of its
+    own keeps "absent" apart from an empty list or a 0-sized tensor.
+    """
+
+    name = "core.optional"
+
+    element_type: Attribute
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_attribute(self.element_type)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return (parser.parse_type(),)
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, TensorType | UnrankedTensorType | ListType):
+            raise VerifyException(
+                f"!core.optional holds a tensor or a !core.list, got {self.element_type}"
+            )
+
+
+def _check_optional_value(op: IRDLOperation, value: Attribute, opt: Attribute) -> None:
+    assert isinstance(opt, OptionalType)
+    inner = opt.element_type
+    fits = (
+        _lists_compatible(value, inner)
+        if isinstance(inner, ListType)
+        else _tensors_compatible(value, inner)
+    )
+    if not fits:
+        raise VerifyException(f"{op.name}: {value} does not fit the optional type {opt}")
+
+
+@irdl_op_definition
+class OptionalOp(CoreOp):
+    """An optional holding the operand, or none without an operand."""
+
+    name = "core.optional"
+
+    value = opt_operand_def()
+    result = result_def(OptionalType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.value is not None:
+            _check_optional_value(self, self.value.type, self.result.type)
+
+
+@irdl_op_definition
+class OptionalHasOp(CoreOp):
+    """Whether an optional holds a value, as a rank-0 `tensor<i1>`."""
+
+    name = "core.optional_has"
+
+    input = operand_def(OptionalType)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if _element(self.result.type) != I1 or _shape(self.result.type) != ():
+            raise VerifyException("core.optional_has: the result must be a rank-0 tensor<i1>")
+
+
+@irdl_op_definition
+class OptionalGetOp(CoreOp):
+    """The value an optional holds; it must hold one (test with core.optional_has)."""
+
+    name = "core.optional_get"
+
+    input = operand_def(OptionalType)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _check_optional_value(self, self.result.type, self.input.type)
+
+
 CORE_OPS: tuple[type[IRDLOperation], ...] = (
     ConstantOp, IotaOp, ShapeOfOp,
     UnaryOp, BinaryOp, CompareOp, SelectOp, CastOp,
@@ -977,8 +1297,14 @@ CORE_OPS: tuple[type[IRDLOperation], ...] = (
     MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, ArgReduceOp, CumulativeOp,
     SortOp, NonZeroOp,
     YieldOp, IfOp, LoopOp,
+    ListOp, ListLengthOp, ListGetOp, ListInsertOp, ListEraseOp, ListConcatOp, ListStackOp,
+    OptionalOp, OptionalHasOp, OptionalGetOp,
 )  # fmt: skip
 
-Core = Dialect("core", list(CORE_OPS), [])
+CORE_TYPES: tuple[type[ParametrizedAttribute], ...] = (ListType, OptionalType)
 
-__all__ = ["CORE_OPS", "Core", "ints"] + [op.__name__ for op in CORE_OPS]
+Core = Dialect("core", list(CORE_OPS), list(CORE_TYPES))
+
+__all__ = ["CORE_OPS", "CORE_TYPES", "Core", "ListType", "OptionalType", "ints"] + [
+    op.__name__ for op in CORE_OPS
+]

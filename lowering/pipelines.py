@@ -277,9 +277,18 @@ def _onnx_to_core() -> type[ModulePass]:
     return OnnxToCorePass
 
 
+def _fold_constants() -> type[ModulePass]:
+    from rung.lowering.core_opt import FoldConstantsPass
+
+    return FoldConstantsPass
+
+
 register_pass("convert-onnx-to-core", _onnx_to_core)
+register_pass("core-fold-constants", _fold_constants)
 register_pipeline(
-    "lower-to-core", "convert-onnx-to-core,cse,dce", "lower the onnx dialect to the core dialect"
+    "lower-to-core",
+    "convert-onnx-to-core,core-fold-constants,cse,dce",
+    "lower the onnx dialect to the core dialect, folding constants",
 )
 
 

@@ -271,7 +271,11 @@ class CoreInterpreter:
 
     def eval_PadOp(self, op: core.PadOp, args: list, env: Env) -> np.ndarray:
         x, value = np.asarray(args[0]), args[1]
-        lo, hi = _ints(op.pad_low), _ints(op.pad_high)
+        if op.pads:
+            pads = [int(p) for p in np.asarray(args[2]).reshape(-1)]
+            lo, hi = tuple(pads[: x.ndim]), tuple(pads[x.ndim :])
+        else:
+            lo, hi = _ints(op.pad_low), _ints(op.pad_high)
         crop = tuple(
             slice(max(-a, 0), n - max(-b, 0)) for a, b, n in zip(lo, hi, x.shape, strict=True)
         )
@@ -440,6 +444,62 @@ class CoreInterpreter:
                 shape = [0 if d < 0 else d for d in result.type.get_shape()]  # type: ignore[attr-defined]
                 stacked.append(np.zeros(shape, dtype=_result_dtype(result)))
         return [*carried, *stacked]
+
+    # lists: a list value is a Python list of arrays, never changed in place. `eval`
+    # reads a returned list as several results, so list results come wrapped.
+
+    def eval_ListOp(self, op: core.ListOp, args: list, env: Env) -> list[object]:
+        return [[np.asarray(a) for a in args]]
+
+    def eval_ListLengthOp(self, op: core.ListLengthOp, args: list, env: Env) -> np.ndarray:
+        return np.array(len(args[0]), dtype=np.int64)
+
+    def eval_ListGetOp(self, op: core.ListGetOp, args: list, env: Env) -> np.ndarray:
+        items = args[0]
+        return items[_list_index(op, args[1], len(items))]
+
+    def eval_ListInsertOp(self, op: core.ListInsertOp, args: list, env: Env) -> list[object]:
+        items, element, index = args
+        at = _list_index(op, index, len(items) + 1)
+        return [[*items[:at], np.asarray(element), *items[at:]]]
+
+    def eval_ListEraseOp(self, op: core.ListEraseOp, args: list, env: Env) -> list[object]:
+        items = args[0]
+        at = _list_index(op, args[1], len(items))
+        return [[*items[:at], *items[at + 1 :]]]
+
+    def eval_ListConcatOp(self, op: core.ListConcatOp, args: list, env: Env) -> np.ndarray:
+        return np.concatenate(_non_empty(op, args[0]), axis=op.axis.value.data)
+
+    def eval_ListStackOp(self, op: core.ListStackOp, args: list, env: Env) -> np.ndarray:
+        return np.stack(_non_empty(op, args[0]), axis=op.axis.value.data)
+
+    # optionals: the held value, or None (as ONNX runtimes pass them)
+
+    def eval_OptionalOp(self, op: core.OptionalOp, args: list, env: Env) -> list[object]:
+        return [args[0] if args else None]
+
+    def eval_OptionalHasOp(self, op: core.OptionalHasOp, args: list, env: Env) -> np.ndarray:
+        return np.array(args[0] is not None)
+
+    def eval_OptionalGetOp(self, op: core.OptionalGetOp, args: list, env: Env) -> list[object]:
+        if args[0] is None:
+            raise RungError("core.optional_get: the optional holds no value")
+        return [args[0]]
+
+
+def _list_index(op: Operation, index: object, bound: int) -> int:
+    """A list index, checked against `[0, bound)`: core indices are already normalized."""
+    at = int(np.asarray(index))
+    if not 0 <= at < bound:
+        raise RungError(f"{op.name}: index {at} is out of range [0, {bound})")
+    return at
+
+
+def _non_empty(op: Operation, items: list) -> list:
+    if not items:
+        raise RungError(f"{op.name}: the list is empty")
+    return items
 
 
 _SCATTER: dict[str, Callable[[object, object], object]] = {

@@ -5,7 +5,19 @@
 `registry.HANDLERS`; `OnnxToCorePass` applies them and reports what is left.
 """
 
-from . import control, image, linalg, math, nn, quantization, reduce, rnn, tensor  # noqa: F401  (register handlers)
+from . import (  # noqa: F401  (register handlers)
+    control,
+    image,
+    linalg,
+    math,
+    ml,
+    nn,
+    quantization,
+    reduce,
+    rnn,
+    sequence,
+    tensor,
+)
 from .lower_pass import OnnxToCorePass
 
 __all__ = ["OnnxToCorePass"]

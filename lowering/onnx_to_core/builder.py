@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 
 from rung.dialects import core
 from rung.dialects.onnx import OnnxOp
@@ -78,7 +79,7 @@ class CoreBuilder:
 
     def insert(self, new: Operation) -> Operation:
         new.location = self.op.location
-        self.rewriter.insert_op(new)
+        self.rewriter.insert(new, InsertPoint.before(self.op))
         return new
 
     # ---- constants ---------------------------------------------------------------
@@ -262,8 +263,79 @@ class CoreBuilder:
         assert acc is not None
         return acc
 
+    def slice(
+        self,
+        x: SSAValue,
+        start: Sequence[int],
+        size: Sequence[int],
+        stride: Sequence[int] | None = None,
+    ) -> SSAValue:
+        """A core.slice; `size[d] == -1` keeps the whole (possibly dynamic) dim d.
+
+        With a static input the static form is used. Otherwise the dynamic form
+        gets its sizes as `constant sizes + shape_of(x) * keep-mask`.
+        """
+        stride = [1] * len(size) if stride is None else stride
+        shape = ranked_shape(x)
+        element = element_of(x.type)
+        full = [s < 0 for s in size]
+        if all(d >= 0 for d in shape):
+            sizes = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+            if list(start) == [0] * len(shape) and list(stride) == [1] * len(shape) and list(
+                sizes
+            ) == list(shape):
+                return x
+            new = core.SliceOp.create(
+                operands=[x],
+                result_types=[tensor(element, sizes)],
+                properties={"start": core.ints(start), "stride": core.ints(stride)},
+            )
+            return self.insert(new).results[0]
+        if any(f and st != 1 for f, st in zip(full, stride, strict=True)):
+            raise LoweringError("a whole-dim slice must have stride 1")
+        rank = len(shape)
+        fixed = self.constant(np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64))
+        mask = self.constant(np.array([1 if f else 0 for f in full], np.int64))
+        sizes_v = self.binary("add", fixed, self.binary("mul", self.shape_of(x), mask))
+        result_shape = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+        new = core.SliceOp.create(
+            operands=[
+                x,
+                self.constant(np.array(start, np.int64).reshape(rank)),
+                sizes_v,
+                self.constant(np.array(stride, np.int64).reshape(rank)),
+            ],
+            result_types=[tensor(element, result_shape)],
+        )
+        return self.insert(new).results[0]
+
+    def gather(self, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+        """core.gather of non-negative, in-range `indices`: x[:axis] + indices + x[axis+1:]."""
+        shape = ranked_shape(x)
+        out = [*shape[:axis], *ranked_shape(indices), *shape[axis + 1 :]]
+        new = core.GatherOp.create(
+            operands=[x, indices],
+            result_types=[tensor(element_of(x.type), out)],
+            properties={"axis": int_attr(axis)},
+        )
+        return self.insert(new).results[0]
+
+    def concat(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
+        """core.concat along `axis` (a dynamic dim in any operand makes the result's `?`)."""
+        if len(values) == 1:
+            return values[0]
+        shapes = [ranked_shape(v) for v in values]
+        out = list(shapes[0])
+        out[axis] = -1 if any(s[axis] < 0 for s in shapes) else sum(s[axis] for s in shapes)
+        new = core.ConcatOp.create(
+            operands=list(values),
+            result_types=[tensor(element_of(values[0].type), out)],
+            properties={"axis": int_attr(axis)},
+        )
+        return self.insert(new).results[0]
+
     def retype(self, v: SSAValue, target: Attribute) -> SSAValue:
-        """Give a statically shaped value the op's declared (partly dynamic) type.
+        """Give a computed value the op's declared type (static where either one is).
 
         The users of the op were typed by ONNX shape inference; a core.reshape
         with a constant shape operand keeps their types valid. An unranked
@@ -276,10 +348,15 @@ class CoreBuilder:
         if out is None:
             return v
         if len(out) != len(shape) or any(
-            o >= 0 and o != d for o, d in zip(out, shape, strict=True)
+            o >= 0 and d >= 0 and o != d for o, d in zip(out, shape, strict=True)
         ):
             raise LoweringError(f"computed type {v.type} does not fit the declared {target}")
-        shape_v = self.constant(np.array(shape, np.int64))
+        if all(d >= 0 for d in out):
+            shape_v = self.constant(np.array(out, np.int64))
+        elif all(d >= 0 for d in shape):
+            shape_v = self.constant(np.array(shape, np.int64))
+        else:
+            shape_v = self.shape_of(v)
         new = core.ReshapeOp.create(operands=[v, shape_v], result_types=[target])
         return self.insert(new).results[0]
 

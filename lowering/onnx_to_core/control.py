@@ -3,7 +3,9 @@
 The graph regions move into the core op unchanged; the walker then lowers
 the onnx ops inside them like any others. Each region's `onnx.Yield` becomes
 `core.yield` here, together with its op, so an If or Loop that cannot be
-lowered keeps a valid onnx form.
+lowered keeps a valid onnx form. Sequences and optionals flowing through a
+region (as block arguments, carried values or results) take their core
+types first, as everywhere in their function (see `sequence.retype_containers`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rung.dialects.onnx import OnnxOp, YieldOp
 
 from .builder import CoreBuilder, LoweringError
 from .registry import Results, lowers
+from .sequence import retype_containers
 
 
 def _take_region(b: CoreBuilder, region: Region) -> Region:
@@ -33,6 +36,7 @@ def _take_region(b: CoreBuilder, region: Region) -> Region:
 @lowers("If")
 def if_(b: CoreBuilder, op: Operation) -> Results:
     assert isinstance(op, OnnxOp)
+    retype_containers(op)
     (cond,) = [v for v in op.onnx_inputs() if v is not None]
     regions = op.graph_regions()
     new = core.IfOp.create(
@@ -47,6 +51,7 @@ def if_(b: CoreBuilder, op: Operation) -> Results:
 def loop(b: CoreBuilder, op: Operation) -> Results:
     """ONNX Loop and core.loop share their semantics; absent M and cond become constants."""
     assert isinstance(op, OnnxOp)
+    retype_containers(op)
     max_trips, cond, *carried = op.onnx_inputs() + [None] * (2 - len(op.onnx_inputs()))
     if any(v is None for v in carried):
         raise LoweringError("a loop-carried value is absent")

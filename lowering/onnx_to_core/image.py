@@ -1,21 +1,31 @@
 """Image ONNX ops → core: Resize.
 
 Resize is separable: every output element along one axis is a weighted sum
-of a few input elements along that axis, and the weights depend only on the
-output position, the static sizes and the attributes. So the handler computes,
-in numpy at compile time, per resized axis, the source indices `[out, n]` and
-weights `[out, n]` exactly as the ONNX reference does, then emits one
-`core.gather` of the neighbours and a weighted sum over the `n` taps
-(nearest needs only the gather, which keeps it exact for every dtype).
+of a few input elements along that axis (the taps), and the weights depend
+only on the output position, the lengths, the scale and the attributes. Per
+resized axis the handler builds, with core ops, what the ONNX reference
+(`onnx.reference.ops.op_resize`) computes in numpy: the source coordinate of
+every output position (an iota through the coordinate transformation), the
+indices `[out, n]` of its `n` taps and their weights `[out, n]`. Then one
+`core.gather` takes the taps and a weighted sum reduces them (nearest needs
+only the gather of one tap, which keeps it exact for every dtype).
+
+The same ops serve constant and run-time roi / scales / sizes. With
+constants (and static input lengths) the tables have static shapes, and
+`core-fold-constants` folds their computation into constants. With run-time
+values they are computed when the model runs: output lengths (and the
+antialias tap count, which depends on the scale) become `?` dims, passed as
+operands to the ops that need them.
 """
 
 from __future__ import annotations
 
 import math as pymath
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import Float64Type
+from xdsl.dialects.builtin import Float64Type, IntegerType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import core
@@ -28,7 +38,6 @@ from .builder import (
     constant_array,
     element_of,
     int_attr,
-    is_static,
     normalize_axis,
     numpy_dtype,
     ranked_shape,
@@ -37,161 +46,231 @@ from .builder import (
 )
 from .registry import Results, lowers
 
-Coeffs = Callable[[float, float], np.ndarray]
+F64 = Float64Type()
+I1 = IntegerType(1)
 
-# ---- the reference's 1-D kernels (onnx.reference.ops.op_resize) ---------------------------
-
-
-def _nearest_coeffs(mode: str) -> Coeffs:
-    def coeffs(ratio: float, scale: float) -> np.ndarray:
-        if float(ratio).is_integer():
-            return np.array([0.0, 1.0])
-        if mode == "round_prefer_floor":
-            return np.array([ratio <= 0.5, ratio > 0.5], dtype=np.float64)
-        if mode == "round_prefer_ceil":
-            return np.array([ratio < 0.5, ratio >= 0.5], dtype=np.float64)
-        if mode == "floor":
-            return np.array([1.0, 0.0])
-        if mode == "ceil":
-            return np.array([0.0, 1.0])
-        raise LoweringError(f"Resize: unknown nearest_mode {mode!r}")
-
-    return coeffs
+# ---- formulas over core values ---------------------------------------------------------------
 
 
-def _cubic_coeffs(a: float, antialias: bool) -> Coeffs:
-    def plain(ratio: float, scale: float) -> np.ndarray:
-        r, s = ratio, 1 - ratio
-        return np.array(
-            [
-                ((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
-                ((a + 2) * r - (a + 3)) * r * r + 1,
-                ((a + 2) * s - (a + 3)) * s * s + 1,
-                ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a,
-            ]
-        )
+@dataclass(frozen=True)
+class Expr:
+    """A core value with Python operators, so the reference's formulas read as they do there.
 
-    def smooth(ratio: float, scale: float) -> np.ndarray:
-        scale = min(scale, 1.0)
+    Python numbers become constants of the value's element type; a value of
+    lower rank (a rank-0 scale, a length) is broadcast to the other operand.
+    `shape` is the run-time shape of a value with `?` dims, computed once
+    where the value's shape is made and shared by everything derived from it.
+    """
 
-        def k(x: float) -> float:
-            x = abs(x)
-            if x <= 1:
-                return (a + 2) * x**3 - (a + 3) * x * x + 1
-            if x < 2:
-                return a * x**3 - 5 * a * x * x + 8 * a * x - 4 * a
-            return 0.0
+    b: CoreBuilder
+    v: SSAValue
+    shape: SSAValue | None = None
 
-        start = int(np.floor(-2 / scale) + 1)
-        c = np.array([k(scale * (i - ratio)) for i in range(start, 2 - start)])
-        return c / c.sum()
+    @property
+    def rank(self) -> int:
+        return len(ranked_shape(self.v))
 
-    return smooth if antialias else plain
+    @property
+    def element(self) -> Attribute:
+        return element_of(self.v.type)
 
+    def _like(self, other: Expr | float) -> Expr:
+        """The operand whose shape a result of both has."""
+        return other if isinstance(other, Expr) and other.rank > self.rank else self
 
-def _linear_coeffs(antialias: bool) -> Coeffs:
-    def plain(ratio: float, scale: float) -> np.ndarray:
-        return np.array([1 - ratio, ratio])
+    def _binary(self, fn: str, other: Expr | float, swap: bool = False) -> Expr:
+        like = self._like(other)
+        lhs, rhs = (_lift(e, self.element, like) for e in (self, other))
+        v = self.b.binary(fn, *((rhs, lhs) if swap else (lhs, rhs)))
+        return Expr(self.b, v, like.shape)
 
-    def smooth(ratio: float, scale: float) -> np.ndarray:
-        scale = min(scale, 1.0)
-        start = int(np.floor(-1 / scale) + 1)
-        args = (np.arange(start, 2 - start) - ratio) * scale
-        c = np.clip(1 - np.abs(args), 0, 1)
-        return c / c.sum()
+    def _compare(self, pred: str, other: Expr | float) -> Expr:
+        like = self._like(other)
+        lhs, rhs = (_lift(e, self.element, like) for e in (self, other))
+        return Expr(self.b, self.b.compare(pred, lhs, rhs), like.shape)
 
-    return smooth if antialias else plain
+    def __add__(self, o: Expr | float) -> Expr:
+        return self._binary("add", o)
 
+    def __radd__(self, o: float) -> Expr:
+        return self._binary("add", o, swap=True)
 
-def _source_coords(
-    mode: str, n_in: int, n_out: int, scale: float, roi: tuple[float, float] | None
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Source coordinate of every output position; also which ones extrapolate."""
-    y = np.arange(n_out, dtype=np.float64)
-    width = scale * n_in
-    if mode == "align_corners":
-        return (np.zeros(n_out) if width == 1 else y * (n_in - 1) / (width - 1)), None
-    if mode == "asymmetric":
-        return y / scale, None
-    if mode == "tf_crop_and_resize":
-        lo, hi = roi if roi is not None else (0.0, 1.0)
-        if width == 1:
-            x = np.full(n_out, (hi - lo) * (n_in - 1) / 2)
-        else:
-            x = y * (hi - lo) * (n_in - 1) / (width - 1)
-        x = x + lo * (n_in - 1)
-        return x, (x < 0) | (x > n_in - 1)
-    if mode == "pytorch_half_pixel":
-        return (np.full(n_out, -0.5) if width == 1 else (y + 0.5) / scale - 0.5), None
-    if mode == "half_pixel":
-        return (y + 0.5) / scale - 0.5, None
-    if mode == "half_pixel_symmetric":
-        offset = n_in / 2 * (1 - n_out / width)
-        return offset + (y + 0.5) / scale - 0.5, None
-    raise LoweringError(f"Resize: unknown coordinate_transformation_mode {mode!r}")
+    def __sub__(self, o: Expr | float) -> Expr:
+        return self._binary("sub", o)
 
+    def __rsub__(self, o: float) -> Expr:
+        return self._binary("sub", o, swap=True)
 
-def _taps(
-    coeffs_of: Coeffs,
-    x: np.ndarray,
-    n_in: int,
-    scale: float,
-    exclude_outside: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Clamped neighbour indices and weights `[out, n]`, as the reference picks them."""
-    base = np.floor(x).astype(np.int64)
-    ratios = np.where(x == base, 1.0, x - base)
-    coeffs = np.stack([np.asarray(coeffs_of(float(r), scale), np.float64) for r in ratios])
-    n = coeffs.shape[1]
-    pad = int(np.ceil(n / 2))
-    xp = x + pad
-    p = np.floor(xp).astype(np.int64)
-    frac = xp - p
-    if n % 2 == 0:
-        start = p + np.where(frac == 0, -(n // 2), -(n // 2) + 1)
-    else:
-        start = p + np.where(frac <= 0.5, -((n - 1) // 2), -((n - 1) // 2) + 1)
-    idx = start[:, None] + np.arange(n)[None, :] - pad
-    if exclude_outside:
-        coeffs = np.where((idx < 0) | (idx >= n_in), 0.0, coeffs)
-        total = coeffs.sum(axis=-1, keepdims=True)
-        coeffs = coeffs / np.where(total == 0, 1.0, total)
-    return np.clip(idx, 0, n_in - 1), coeffs
+    def __mul__(self, o: Expr | float) -> Expr:
+        return self._binary("mul", o)
 
+    def __rmul__(self, o: float) -> Expr:
+        return self._binary("mul", o, swap=True)
 
-# ---- emitting --------------------------------------------------------------------------------
+    def __truediv__(self, o: Expr | float) -> Expr:
+        return self._binary("div", o)
 
+    def __rtruediv__(self, o: float) -> Expr:
+        return self._binary("div", o, swap=True)
 
-def _gather(b: CoreBuilder, x: SSAValue, idx: np.ndarray, axis: int) -> SSAValue:
-    shape = list(ranked_shape(x))
-    out = shape[:axis] + list(idx.shape) + shape[axis + 1 :]
-    g = core.GatherOp.create(
-        operands=[x, b.constant(idx.astype(np.int64))],
-        result_types=[tensor(element_of(x.type), out)],
-        properties={"axis": int_attr(axis)},
-    )
-    return b.insert(g).results[0]
+    def __neg__(self) -> Expr:
+        return self.unary("neg")
+
+    def __or__(self, o: Expr) -> Expr:
+        return self._binary("or", o)
+
+    def max(self, o: Expr | float) -> Expr:
+        return self._binary("max", o)
+
+    def min(self, o: Expr | float) -> Expr:
+        return self._binary("min", o)
+
+    def eq(self, o: Expr | float) -> Expr:
+        return self._compare("eq", o)
+
+    def ne(self, o: Expr | float) -> Expr:
+        return self._compare("ne", o)
+
+    def lt(self, o: Expr | float) -> Expr:
+        return self._compare("lt", o)
+
+    def le(self, o: Expr | float) -> Expr:
+        return self._compare("le", o)
+
+    def gt(self, o: Expr | float) -> Expr:
+        return self._compare("gt", o)
+
+    def ge(self, o: Expr | float) -> Expr:
+        return self._compare("ge", o)
+
+    def unary(self, fn: str) -> Expr:
+        return Expr(self.b, self.b.unary(fn, self.v), self.shape)
+
+    def to(self, element: Attribute) -> Expr:
+        return Expr(self.b, self.b.cast(self.v, element), self.shape)
+
+    def column(self, table: Expr) -> Expr:
+        """This `[out]` vector repeated along the taps of an `[out, n]` table."""
+        v = _broadcast_dims(self.b, self.v, table.v, [0], table.shape)
+        return Expr(self.b, v, table.shape)
+
+    def row_sum(self) -> Expr:
+        """Sum over the taps of an `[out, n]` table, repeated back to its shape."""
+        return Expr(self.b, self.b.reduce("sum", self.v, [1])).column(self)
 
 
-def _resize_axis(
-    b: CoreBuilder,
-    x: SSAValue,
-    axis: int,
-    idx: np.ndarray,
-    coeffs: np.ndarray,
-    nearest: bool,
+def _lift(x: Expr | float, element: Attribute, like: Expr) -> SSAValue:
+    """`x` as a value of `like`'s shape: numbers become splats, rank-0 values broadcast."""
+    b = like.b
+    v = x.v if isinstance(x, Expr) else b.scalar(x, element)
+    shape = ranked_shape(like.v)
+    if len(ranked_shape(v)) == len(shape):
+        return v
+    return b.broadcast_to(v, tensor(element_of(v.type), shape), like=like.v, shape=like.shape)
+
+
+def _where(cond: Expr, a: Expr | float, c: Expr | float) -> Expr:
+    """`cond ? a : c` elementwise; numbers and lower-rank operands broadcast to the others.
+
+    At least one of `a` and `c` is a value: it gives the element type.
+    """
+    exprs = [e for e in (cond, a, c) if isinstance(e, Expr)]
+    like = max(exprs, key=lambda e: e.rank)
+    element = next(e.element for e in (a, c) if isinstance(e, Expr))
+    values = [_lift(e, element, like) for e in (a, c)]
+    return Expr(cond.b, cond.b.select(_lift(cond, I1, like), *values), like.shape)
+
+
+def _broadcast_dims(
+    b: CoreBuilder, v: SSAValue, like: SSAValue, dims: Sequence[int], shape: SSAValue | None
 ) -> SSAValue:
-    """Apply one axis: gather the taps, then (unless nearest) the weighted sum over them."""
-    if nearest:
-        pick = np.argmax(coeffs, axis=1)
-        return _gather(b, x, idx[np.arange(len(idx)), pick], axis)
-    g = _gather(b, x, idx, axis)
-    w = b.constant(coeffs, like=g.type)
-    bc = core.BroadcastOp.create(
-        operands=[w], result_types=[g.type], properties={"dims": core.ints([axis, axis + 1])}
+    """`v` expanded to `like`'s shape (`shape` at run time), its dims mapped to `dims`."""
+    result = tensor(element_of(v.type), ranked_shape(like))
+    operands = [v]
+    if any(d < 0 for d in ranked_shape(like)):
+        operands.append(shape if shape is not None else b.shape_of(like))
+    op = core.BroadcastOp.create(
+        operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
     )
-    wb = b.insert(bc).results[0]
-    return b.reduce("sum", b.binary("mul", g, wb), [axis + 1])
+    return b.insert(op).results[0]
+
+
+# ---- lengths ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Length:
+    """A dim length: `size` when known at compile time (else -1), and a rank-0 i64 value."""
+
+    size: int
+    value: SSAValue
+
+    def expr(self, b: CoreBuilder) -> Expr:
+        return Expr(b, self.value)
+
+
+def _static_length(b: CoreBuilder, size: int) -> Length:
+    return Length(size, b.scalar(size, i64))
+
+
+def _length(b: CoreBuilder, value: Expr, declared: int = -1) -> Length:
+    """A computed length, static when it folds to a constant or the declared type fixes it.
+
+    ONNX types are contracts: a declared static output dim is the output
+    length, even where it depends on run-time scales or sizes.
+    """
+    known = constant_array(value.v)
+    if known is not None:
+        return Length(int(known), value.v)
+    if declared >= 0:
+        return _static_length(b, declared)
+    return Length(-1, value.v)
+
+
+def _iota(b: CoreBuilder, lengths: Sequence[Length], dim: int) -> Expr:
+    """Indices (i64) along `dim` of a tensor of the given lengths."""
+    shape = [n.size for n in lengths]
+    dynamic = [n.value for n in lengths if n.size < 0]
+    new = core.IotaOp.create(
+        operands=dynamic, result_types=[tensor(i64, shape)], properties={"dim": int_attr(dim)}
+    )
+    iota = b.insert(new).results[0]
+    return Expr(b, iota, b.shape_of(iota) if dynamic else None)
+
+
+def _entry(b: CoreBuilder, v: SSAValue, i: int, element: Attribute) -> Expr:
+    """Entry `i` of a 1-D tensor, as a rank-0 value of `element`."""
+    g = core.GatherOp.create(
+        operands=[v, b.scalar(i, i64)],
+        result_types=[tensor(element_of(v.type), [])],
+        properties={"axis": int_attr(0)},
+    )
+    return Expr(b, b.insert(g).results[0]).to(element)
+
+
+def _input_length(b: CoreBuilder, x: SSAValue, axis: int) -> Length:
+    size = ranked_shape(x)[axis]
+    if size >= 0:
+        return _static_length(b, size)
+    return Length(-1, _entry(b, b.shape_of(x), axis, i64).v)
+
+
+# ---- the op's parameters ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attrs:
+    """Resize's attributes, with the defaults of opsets that lack some of them."""
+
+    mode: str
+    ctm: str
+    nearest_mode: str
+    cubic_a: float
+    exclude_outside: bool
+    extrapolation: float
+    antialias: bool
+    axes: list[int]
+    policy: str
 
 
 def _attr(o: OnnxOp, name: str, default: object) -> object:
@@ -199,131 +278,409 @@ def _attr(o: OnnxOp, name: str, default: object) -> object:
     return o.attr(name) if o.SCHEMA.attribute(name) is not None else default
 
 
-def _sizes(
-    v: SSAValue | None, result: Attribute, axes: Sequence[int], policy: str
-) -> np.ndarray | None:
-    """Constant sizes; or, stretching to a static declared result, that result's dims.
+def _axes(o: OnnxOp, rank: int) -> list[int]:
+    axes = _attr(o, "axes", None)
+    if axes is None:
+        return list(range(rank))
+    return [normalize_axis(int(i), rank) for i in axes]  # type: ignore[attr-defined]
 
-    The declared result type must equal `sizes` when the policy stretches, so a
-    runtime `sizes` input is known from the type; other policies round a
-    scale that the output dims do not determine, so they need a constant.
+
+def _attrs(o: OnnxOp, rank: int) -> Attrs:
+    a = Attrs(
+        mode=str(o.attr("mode")),
+        ctm=str(o.attr("coordinate_transformation_mode")),
+        nearest_mode=str(o.attr("nearest_mode")),
+        cubic_a=float(o.attr("cubic_coeff_a")),  # type: ignore[arg-type]
+        exclude_outside=bool(o.attr("exclude_outside")),
+        extrapolation=float(o.attr("extrapolation_value")),  # type: ignore[arg-type]
+        antialias=bool(_attr(o, "antialias", 0)),
+        axes=_axes(o, rank),
+        policy=str(_attr(o, "keep_aspect_ratio_policy", "stretch")),
+    )
+    _check_attrs(a)
+    return a
+
+
+def _check_attrs(a: Attrs) -> None:
+    if a.mode not in ("nearest", "linear", "cubic"):
+        raise LoweringError(f"Resize: unknown mode {a.mode!r}")
+    if a.mode == "nearest" and a.antialias:
+        raise LoweringError("Resize: antialias is not defined for nearest")
+    if a.mode == "nearest" and a.nearest_mode not in NEAREST_PICKS:
+        raise LoweringError(f"Resize: unknown nearest_mode {a.nearest_mode!r}")
+    if a.ctm not in COORDINATE_MODES:
+        raise LoweringError(f"Resize: unknown coordinate_transformation_mode {a.ctm!r}")
+    if a.policy not in ("stretch", "not_larger", "not_smaller"):
+        raise LoweringError(f"Resize: unknown keep_aspect_ratio_policy {a.policy!r}")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One resized axis: its input and output lengths, scale (rank-0 f64) and roi."""
+
+    axis: int
+    n_in: Length
+    n_out: Length
+    scale: Expr
+    roi: tuple[Expr, Expr] | None
+
+
+def _given(v: SSAValue | None) -> SSAValue | None:
+    """An optional input, None when absent or statically empty (ONNX's "not given")."""
+    if v is None:
+        return None
+    shape = shape_of_type(v.type)
+    return None if shape is not None and 0 in shape else v
+
+
+def _check_length(v: SSAValue, count: int, what: str) -> None:
+    shape = shape_of_type(v.type)
+    if shape is not None and len(shape) == 1 and shape[0] not in (-1, count):
+        raise LoweringError(f"Resize: {what} must have {count} entries, has {shape[0]}")
+
+
+def _axes_from_scales(
+    b: CoreBuilder, x: SSAValue, scales: SSAValue, a: Attrs, declared: Sequence[int]
+) -> list[tuple[Length, Expr, Length]]:
+    """(input length, scale, output length) per axis; output = floor(scale * input)."""
+    _check_length(scales, len(a.axes), "scales")
+    out = []
+    for i, axis in enumerate(a.axes):
+        n_in = _input_length(b, x, axis)
+        scale = _entry(b, scales, i, F64)
+        known = constant_array(scale.v)
+        if known is not None and float(known) == 1.0:
+            n_out = n_in  # also keeps a dynamic dim (the batch) as it is
+        else:
+            n_out = _length(b, (scale * n_in.expr(b).to(F64)).to(i64), declared[axis])
+        out.append((n_in, scale, n_out))
+    return out
+
+
+def _axes_from_sizes(
+    b: CoreBuilder, x: SSAValue, sizes: SSAValue, a: Attrs, declared: Sequence[int]
+) -> list[tuple[Length, Expr, Length]]:
+    """(input length, scale, output length) per axis, the scales fitted to the policy."""
+    _check_length(sizes, len(a.axes), "sizes")
+    n_ins = [_input_length(b, x, axis) for axis in a.axes]
+    wanted = [_entry(b, sizes, i, i64) for i in range(len(a.axes))]
+    scales = [w.to(F64) / n.expr(b).to(F64) for w, n in zip(wanted, n_ins, strict=True)]
+    if a.policy == "stretch":
+        n_outs = [_length(b, w, declared[axis]) for w, axis in zip(wanted, a.axes, strict=True)]
+        return list(zip(n_ins, scales, n_outs, strict=True))
+    scale = scales[0]
+    for s in scales[1:]:
+        scale = scale.min(s) if a.policy == "not_larger" else scale.max(s)
+    n_outs = [
+        _length(b, (scale * n.expr(b).to(F64) + 0.5).to(i64), declared[axis])
+        for n, axis in zip(n_ins, a.axes, strict=True)
+    ]
+    return [(n, scale, m) for n, m in zip(n_ins, n_outs, strict=True)]
+
+
+def _roi(b: CoreBuilder, roi: SSAValue | None, a: Attrs) -> list[tuple[Expr, Expr]] | None:
+    """(start, end) per axis; only tf_crop_and_resize reads the roi."""
+    if a.ctm != "tf_crop_and_resize":
+        return None
+    if roi is None:
+        raise LoweringError("Resize: tf_crop_and_resize needs roi")
+    k = len(a.axes)
+    _check_length(roi, 2 * k, "roi")
+    return [(_entry(b, roi, i, F64), _entry(b, roi, i + k, F64)) for i in range(k)]
+
+
+def _plan(
+    b: CoreBuilder,
+    x: SSAValue,
+    ins: Sequence[SSAValue | None],
+    a: Attrs,
+    result: Attribute,
+) -> list[Axis]:
+    roi_v, scales_v, sizes_v = (_given(v) for v in ins)
+    declared = shape_of_type(result) or (-1,) * len(ranked_shape(x))
+    if scales_v is not None and sizes_v is not None:
+        raise LoweringError("Resize: only one of scales and sizes may be given")
+    if scales_v is not None:
+        lengths = _axes_from_scales(b, x, scales_v, a, declared)
+    elif sizes_v is not None:
+        lengths = _axes_from_sizes(b, x, sizes_v, a, declared)
+    else:
+        raise LoweringError("Resize needs scales or sizes")
+    rois = _roi(b, roi_v, a)
+    return [
+        Axis(axis, n_in, n_out, scale, None if rois is None else rois[i])
+        for i, (axis, (n_in, scale, n_out)) in enumerate(zip(a.axes, lengths, strict=True))
+    ]
+
+
+def _is_identity(ax: Axis) -> bool:
+    """A scale of 1 keeping the length and the whole roi: the reference skips the axis."""
+    scale = constant_array(ax.scale.v)
+    if scale is None or not pymath.isclose(float(scale), 1.0):
+        return False
+    same = ax.n_out.value is ax.n_in.value or ax.n_out.size == ax.n_in.size >= 0
+    if not same:
+        return False
+    if ax.roi is None:
+        return True
+    lo, hi = (constant_array(e.v) for e in ax.roi)
+    return (
+        lo is not None
+        and hi is not None
+        and pymath.isclose(float(lo), 0.0)
+        and pymath.isclose(float(hi), 1.0)
+    )
+
+
+# ---- source coordinates ------------------------------------------------------------------
+
+
+def _half_pixel(y: Expr, ax: Axis) -> Expr:
+    return (y + 0.5) / ax.scale - 0.5
+
+
+def _half_pixel_symmetric(y: Expr, ax: Axis) -> Expr:
+    """half_pixel, shifted so the (rounded) output stays centred on the input."""
+    b = y.b
+    n_in = ax.n_in.expr(b).to(F64)
+    width = ax.scale * n_in
+    adjustment = ax.n_out.expr(b).to(F64) / width
+    offset = n_in / 2.0 * (1.0 - adjustment)
+    return offset + (y + 0.5) / ax.scale - 0.5
+
+
+def _pytorch_half_pixel(y: Expr, ax: Axis) -> Expr:
+    width = ax.scale * ax.n_in.expr(y.b).to(F64)
+    return _where(width.eq(1.0), -0.5, (y + 0.5) / ax.scale - 0.5)
+
+
+def _align_corners(y: Expr, ax: Axis) -> Expr:
+    n_in = ax.n_in.expr(y.b).to(F64)
+    width = ax.scale * n_in
+    return _where(width.eq(1.0), 0.0, y * (n_in - 1.0) / (width - 1.0))
+
+
+def _asymmetric(y: Expr, ax: Axis) -> Expr:
+    return y / ax.scale
+
+
+def _tf_crop_and_resize(y: Expr, ax: Axis) -> Expr:
+    assert ax.roi is not None
+    lo, hi = ax.roi
+    n_in = ax.n_in.expr(y.b).to(F64)
+    width = ax.scale * n_in
+    single = (hi - lo) * (n_in - 1.0) / 2.0
+    x = _where(width.eq(1.0), single, y * (hi - lo) * (n_in - 1.0) / (width - 1.0))
+    return x + lo * (n_in - 1.0)
+
+
+COORDINATE_MODES = {
+    "half_pixel": _half_pixel,
+    "half_pixel_symmetric": _half_pixel_symmetric,
+    "pytorch_half_pixel": _pytorch_half_pixel,
+    "align_corners": _align_corners,
+    "asymmetric": _asymmetric,
+    "tf_crop_and_resize": _tf_crop_and_resize,
+}
+"""Source coordinate of output positions `y` (f64), as the reference's `_compute_x_ori`."""
+
+
+def _outside(x: Expr, ax: Axis, a: Attrs) -> Expr | None:
+    """Positions tf_crop_and_resize fills with extrapolation_value (None: none can be)."""
+    if a.ctm != "tf_crop_and_resize":
+        return None
+    mask = x.lt(0.0) | x.gt(ax.n_in.expr(x.b).to(F64) - 1.0)
+    known = constant_array(mask.v)
+    return None if known is not None and not known.any() else mask
+
+
+# ---- taps and weights --------------------------------------------------------------------
+
+
+NEAREST_PICKS: dict[str, Callable[[Expr], Expr]] = {
+    "round_prefer_floor": lambda r: r.gt(0.5),
+    "round_prefer_ceil": lambda r: r.ge(0.5),
+    "floor": lambda r: r.ge(1.0),
+    "ceil": lambda r: r.gt(0.0),
+}
+"""Whether nearest takes the upper of the two taps, from the ratio in (0, 1]
+(1 exactly at an integer coordinate, where every mode takes the coordinate)."""
+
+
+def _ratio(x: Expr) -> Expr:
+    """Distance from the tap left of `x`, in (0, 1]: 1 at an integer `x`, as the reference."""
+    base = x.unary("floor")
+    return _where(x.eq(base), 1.0, x - base)
+
+
+def _first_tap(x: Expr, n: Length) -> Expr:
+    """Index (i64, may be out of range) of the first of the `n` taps nearest to `x`.
+
+    `n` is even. The reference pads by n/2, finds the n nearest indices of the
+    padded coordinate (ties to the smaller) and unpads; this is its closed form.
     """
-    if v is None:
-        return None
-    a = constant_array(v)
-    if a is not None:
-        return None if a.size == 0 else a.reshape(-1)
-    out = shape_of_type(result)
-    if policy == "stretch" and out is not None and is_static(result):
-        return np.array([out[a] for a in axes], dtype=np.int64)
-    raise LoweringError("Resize: sizes must be constant (or the result shape static)")
+    half = n.expr(x.b).to(F64) / 2.0
+    padded = x + half
+    p = padded.unary("floor")
+    first = p - n.expr(x.b).to(F64) + padded.ne(p).to(F64)
+    return first.to(i64)
 
 
-def _floats(v: SSAValue | None) -> np.ndarray | None:
-    if v is None:
-        return None
-    a = constant_array(v)
-    if a is None:
-        raise LoweringError("Resize: roi, scales and sizes must be constants")
-    return None if a.size == 0 else a.reshape(-1)
+def _tap_count(b: CoreBuilder, ax: Axis, a: Attrs) -> Length:
+    """2 taps for nearest and linear, 4 for cubic; antialias widens them by 1/scale."""
+    if not a.antialias:
+        return _static_length(b, 4 if a.mode == "cubic" else 2)
+    support = 2.0 if a.mode == "cubic" else 1.0
+    half = -(-support / ax.scale.min(1.0)).unary("floor")
+    return _length(b, (half * 2.0).to(i64))
+
+
+def _pick_by_tap(tap: Expr, columns: Sequence[Expr]) -> Expr:
+    """The table whose column k is `columns[k]`."""
+    out = columns[-1].column(tap)
+    for k in range(len(columns) - 2, -1, -1):
+        out = _where(tap.eq(k), columns[k].column(tap), out)
+    return out
+
+
+def _linear_weights(r: Expr, tap: Expr) -> Expr:
+    return _pick_by_tap(tap, [1.0 - r, r])
+
+
+def _cubic_weights(r: Expr, tap: Expr, a: float) -> Expr:
+    s = 1.0 - r
+    return _pick_by_tap(
+        tap,
+        [
+            ((a * (r + 1.0) - 5 * a) * (r + 1.0) + 8 * a) * (r + 1.0) - 4 * a,
+            ((a + 2) * r - (a + 3)) * r * r + 1.0,
+            ((a + 2) * s - (a + 3)) * s * s + 1.0,
+            ((a * (s + 1.0) - 5 * a) * (s + 1.0) + 8 * a) * (s + 1.0) - 4 * a,
+        ],
+    )
+
+
+def _antialias_weights(r: Expr, tap: Expr, n: Length, ax: Axis, a: Attrs) -> Expr:
+    """The kernel stretched by 1/scale when downsampling, normalized to sum 1."""
+    scale = ax.scale.min(1.0)
+    start = 1.0 - n.expr(r.b).to(F64) / 2.0
+    arg = ((tap.to(F64) + start) - r.column(tap)) * scale
+    if a.mode == "linear":
+        c = (1.0 - arg.unary("abs")).max(0.0).min(1.0)
+    else:
+        c = _cubic_kernel(arg.unary("abs"), a.cubic_a)
+    return c / c.row_sum()
+
+
+def _cubic_kernel(x: Expr, a: float) -> Expr:
+    x2 = x * x
+    x3 = x * x2
+    near = (a + 2) * x3 - (a + 3) * x2 + 1.0
+    far = a * x3 - 5 * a * x2 + 8 * a * x - 4 * a
+    return _where(x.le(1.0), near, _where(x.lt(2.0), far, 0.0))
+
+
+def _exclude_outside(c: Expr, idx: Expr, n_in: Length) -> Expr:
+    """Drop the weights of taps beyond the input and renormalize, as the reference."""
+    outside = idx.lt(0) | idx.ge(n_in.expr(idx.b))
+    c = _where(outside, 0.0, c)
+    total = c.row_sum()
+    return c / _where(total.eq(0.0), 1.0, total)
+
+
+def _clamp(idx: Expr, n_in: Length) -> Expr:
+    """Edge padding: out-of-range taps read the nearest border element."""
+    return idx.max(0).min(n_in.expr(idx.b) - 1)
+
+
+def _nearest_index(x: Expr, ax: Axis, a: Attrs) -> Expr:
+    """`[out]` i64: of the two taps around `x`, the one `nearest_mode` picks."""
+    b = x.b
+    first = _first_tap(x, _static_length(b, 2))
+    pick = NEAREST_PICKS[a.nearest_mode](_ratio(x)).to(i64)
+    return _clamp(first + pick, ax.n_in)
+
+
+def _taps(x: Expr, ax: Axis, a: Attrs) -> tuple[Expr, Expr]:
+    """Indices `[out, n]` (i64, in range) and weights `[out, n]` (f64) of the taps."""
+    b = x.b
+    n = _tap_count(b, ax, a)
+    tap = _iota(b, [ax.n_out, n], 1)
+    idx = _first_tap(x, n).column(tap) + tap
+    r = _ratio(x)
+    if a.antialias:
+        c = _antialias_weights(r, tap, n, ax, a)
+    elif a.mode == "cubic":
+        c = _cubic_weights(r, tap, a.cubic_a)
+    else:
+        c = _linear_weights(r, tap)
+    if a.exclude_outside:
+        c = _exclude_outside(c, idx, ax.n_in)
+    return _clamp(idx, ax.n_in), c
+
+
+# ---- emitting --------------------------------------------------------------------------------
+
+
+def _gather(b: CoreBuilder, x: SSAValue, idx: SSAValue, axis: int) -> SSAValue:
+    """Slices of `x` along `axis` at `idx`, whose dims replace that axis."""
+    shape = list(ranked_shape(x))
+    out = shape[:axis] + list(ranked_shape(idx)) + shape[axis + 1 :]
+    g = core.GatherOp.create(
+        operands=[x, idx],
+        result_types=[tensor(element_of(x.type), out)],
+        properties={"axis": int_attr(axis)},
+    )
+    return b.insert(g).results[0]
+
+
+def _weighted_sum(b: CoreBuilder, x: SSAValue, idx: Expr, weights: Expr, axis: int) -> SSAValue:
+    """Gather the taps `[.., out, n, ..]` along `axis`, weight them and sum the taps away."""
+    g = _gather(b, x, idx.v, axis)
+    w = _broadcast_dims(b, weights.to(element_of(x.type)).v, g, [axis, axis + 1], None)
+    return b.reduce("sum", b.binary("mul", g, w), [axis + 1])
+
+
+def _extrapolate(b: CoreBuilder, v: SSAValue, outside: Expr, axis: int, value: float) -> SSAValue:
+    """tf_crop_and_resize: positions whose source lies outside the input get `value`."""
+    mask = _broadcast_dims(b, outside.v, v, [axis], None)
+    return b.select(mask, b.splat(value, v), v)
+
+
+def _resize_axis(b: CoreBuilder, work: SSAValue, ax: Axis, a: Attrs) -> SSAValue:
+    """Resize `work` along one axis; the others keep their lengths."""
+    if ax.n_out.size == 0:
+        raise LoweringError("Resize to an empty axis is not supported")
+    y = _iota(b, [ax.n_out], 0).to(F64)
+    x = COORDINATE_MODES[a.ctm](y, ax)
+    if a.mode == "nearest":
+        work = _gather(b, work, _nearest_index(x, ax, a).v, ax.axis)
+    else:
+        idx, weights = _taps(x, ax, a)
+        work = _weighted_sum(b, work, idx, weights, ax.axis)
+    outside = _outside(x, ax, a)
+    if outside is not None:
+        work = _extrapolate(b, work, outside, ax.axis, a.extrapolation)
+    return work
 
 
 @lowers("Resize")
 def resize(b: CoreBuilder, op: Operation) -> Results:
-    """Separable resize: per axis a compile-time gather of taps and their weights."""
+    """Separable resize: per axis a gather of taps and (unless nearest) their weighted sum."""
     o = as_onnx(op)
-    ins = o.onnx_inputs() + [None] * 4
-    x, roi_v, scales_v, sizes_v = ins[:4]
+    x, *ins = (o.onnx_inputs() + [None] * 4)[:4]
     assert x is not None
     if shape_of_type(x.type) is None:
         raise LoweringError("Resize needs a ranked input")
-    shape = ranked_shape(x)
-    rank = len(shape)
-    mode = str(o.attr("mode"))
-    ctm = str(o.attr("coordinate_transformation_mode"))
-    antialias = bool(_attr(o, "antialias", 0))
-    axes_attr = _attr(o, "axes", None)
-    axes = (
-        list(range(rank))
-        if axes_attr is None
-        else [normalize_axis(int(a), rank) for a in axes_attr]  # type: ignore[union-attr]
-    )
-    policy = str(_attr(o, "keep_aspect_ratio_policy", "stretch"))
-    roi = _floats(roi_v)
-    scales = _floats(scales_v)
-    sizes = _sizes(sizes_v, op.results[0].type, axes, policy)
-    if scales is not None and sizes is not None:
-        raise LoweringError("Resize: only one of scales and sizes may be given")
-    if scales is not None:
-        if len(scales) != len(axes):
-            raise LoweringError("Resize: scales must have one entry per axis")
-        factors = [float(s) for s in scales]
-        if any(shape[a] < 0 and s != 1 for s, a in zip(scales, axes, strict=True)):
-            raise LoweringError("Resize: a dynamic dim can only keep its size (scale 1)")
-        # A dynamic dim (batch, typically) with scale 1 stays as it is.
-        out_sizes = [
-            int(s * shape[a]) if shape[a] >= 0 else -1 for s, a in zip(scales, axes, strict=True)
-        ]
-    elif sizes is not None:
-        if len(sizes) != len(axes):
-            raise LoweringError("Resize: sizes must have one entry per axis")
-        if any(shape[a] < 0 for a in axes):
-            raise LoweringError("Resize: sizes over a dynamic dim are not supported")
-        out_sizes = [int(s) for s in sizes]
-        factors = [s / shape[a] for s, a in zip(out_sizes, axes, strict=True)]
-        if policy != "stretch":
-            pick = {"not_larger": min, "not_smaller": max}.get(policy)
-            if pick is None:
-                raise LoweringError(f"Resize: unknown keep_aspect_ratio_policy {policy!r}")
-            scale = pick(factors)
-            factors = [scale] * len(axes)
-            out_sizes = [int(scale * shape[a] + 0.5) for a in axes]
-    else:
-        raise LoweringError("Resize needs scales or sizes")
-    if mode == "nearest":
-        if antialias:
-            raise LoweringError("Resize: antialias is not defined for nearest")
-        coeffs_of = _nearest_coeffs(str(o.attr("nearest_mode")))
-    elif mode == "linear":
-        coeffs_of = _linear_coeffs(antialias)
-    elif mode == "cubic":
-        coeffs_of = _cubic_coeffs(float(o.attr("cubic_coeff_a")), antialias)  # type: ignore[arg-type]
-    else:
-        raise LoweringError(f"Resize: unknown mode {mode!r}")
-    exclude = bool(o.attr("exclude_outside"))
-    extrapolation = float(o.attr("extrapolation_value"))  # type: ignore[arg-type]
-
+    a = _attrs(o, len(ranked_shape(x)))
+    axes = _plan(b, x, ins, a, op.results[0].type)
     element = element_of(x.type)
     dtype = numpy_dtype(element)
-    nearest = mode == "nearest"
-    work = x
-    compute_in_f64 = not nearest and dtype.kind != "f"
-    if compute_in_f64:
-        work = b.cast(work, Float64Type())
-    for i, axis in enumerate(axes):
-        n_in, n_out, scale = shape[axis], out_sizes[i], factors[i]
-        axis_roi = None if roi is None else (float(roi[i]), float(roi[i + len(axes)]))
-        trivial_roi = axis_roi is None or (
-            pymath.isclose(axis_roi[0], 0.0) and pymath.isclose(axis_roi[1], 1.0)
-        )
-        if pymath.isclose(scale, 1.0) and n_out == n_in and trivial_roi:
-            continue
-        if ctm == "tf_crop_and_resize" and axis_roi is None:
-            raise LoweringError("Resize: tf_crop_and_resize needs roi")
-        if n_out == 0:
-            raise LoweringError("Resize to an empty axis is not supported")
-        coords, outside = _source_coords(ctm, n_in, n_out, scale, axis_roi)
-        idx, coeffs = _taps(coeffs_of, coords, n_in, scale, exclude)
-        work = _resize_axis(b, work, axis, idx, coeffs, nearest)
-        if outside is not None and outside.any():
-            if not is_static(work.type):
-                raise LoweringError("Resize: extrapolation needs a static shape")
-            mask_shape = [1] * rank
-            mask_shape[axis] = n_out
-            full = ranked_shape(work)
-            mask = np.broadcast_to(outside.reshape(mask_shape), full)
-            fill = np.full(full, extrapolation, dtype=numpy_dtype(element_of(work.type)))
-            work = b.select(b.constant(mask), b.constant(fill), work)
+    compute_in_f64 = a.mode != "nearest" and dtype.kind != "f"
+    work = b.cast(x, F64) if compute_in_f64 else x
+    for ax in axes:
+        if not _is_identity(ax):
+            work = _resize_axis(b, work, ax, a)
     if compute_in_f64:
         work = _saturate(b, work, dtype, element)
     return [b.retype(work, op.results[0].type)]

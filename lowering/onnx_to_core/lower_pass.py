@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -22,9 +23,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.utils.exceptions import PassFailedException
 
 from rung.dialects.onnx import CustomOp, OnnxOp
+from rung.errors import RungError
 
-from .builder import CoreBuilder, LoweringError
+from .builder import CoreBuilder, LoweringError, as_onnx
+from .onnx_node import inline_expansion, needs_refinement, refine_result_types
 from .registry import HANDLERS
+from .sequence import retype_function
 
 
 @dataclass
@@ -34,9 +38,15 @@ class LowerOnnxOps(RewritePattern):
     failures: dict[Operation, str] = field(default_factory=dict)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        handler = HANDLERS.get(op.name)
-        if handler is None or op in self.failures:
+        if op in self.failures or not isinstance(op, OnnxOp | CustomOp):
             return
+        handler = HANDLERS.get(op.name)
+        if handler is None:
+            if isinstance(op, OnnxOp):
+                self.expand(op, rewriter)
+            return
+        if needs_refinement(op):
+            refine_result_types(as_onnx(op))
         builder = CoreBuilder(rewriter, op)
         try:
             results = handler(builder, op)
@@ -44,6 +54,25 @@ class LowerOnnxOps(RewritePattern):
             self.failures[op] = err.message
             return
         builder.replace(results)
+
+    def expand(self, op: OnnxOp, rewriter: PatternRewriter) -> None:
+        """Lower an op without a handler through ONNX's function body for it, if any.
+
+        The body's ops are inserted before `op` (where the walk has already
+        been), so they are lowered here, in order, nested ops included.
+        """
+        if needs_refinement(op):
+            refine_result_types(op)
+        try:
+            inserted = inline_expansion(op, rewriter)
+        except RungError as err:
+            self.failures[op] = f"cannot expand its ONNX function body: {err.message}"
+            return
+        if inserted is None:
+            return
+        for new in inserted:
+            for inner in list(new.walk()):
+                self.match_and_rewrite(inner, rewriter)
 
 
 def describe(op: Operation, module: ModuleOp) -> str:
@@ -70,6 +99,9 @@ class OnnxToCorePass(ModulePass):
     allow_partial: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in op.body.block.ops:
+            if isinstance(func, FuncOp):
+                retype_function(func)  # sequences and optionals: one core type at every use
         pattern = LowerOnnxOps()
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         left = [o for o in op.walk() if isinstance(o, OnnxOp | CustomOp)]

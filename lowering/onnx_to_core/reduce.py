@@ -339,18 +339,19 @@ def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
     return [_keep(b, reduced, x, [axis], op.results[0].type, keepdims)]
 
 
-@lowers("CumSum")
-def cumsum(b: CoreBuilder, op: Operation) -> Results:
+@lowers("CumSum", "CumProd")
+def cumulative(b: CoreBuilder, op: Operation) -> Results:
     """core.cumulative along `axis`; an axis known only at run time picks among all dims."""
     onnx_op = as_onnx(op)
+    name = onnx_op.SCHEMA.op_type
     x, axis_value = onnx_op.onnx_inputs()[:2]
     assert x is not None and axis_value is not None
     rank = _rank(x)
     if rank == 0:
-        raise LoweringError("CumSum needs an input of rank 1 or more")
+        raise LoweringError(f"{name} needs an input of rank 1 or more")
     axis = constant_ints(axis_value)
     if axis is not None and len(axis) != 1:
-        raise LoweringError("CumSum's axis must be a scalar")
+        raise LoweringError(f"{name}'s axis must be a scalar")
     candidates = [normalize_axis(axis[0], rank)] if axis is not None else list(range(rank))
     results = [_cumulative(b, onnx_op, x, a) for a in candidates]
     if len(results) == 1:
@@ -373,7 +374,7 @@ def _cumulative(b: CoreBuilder, op: OnnxOp, x: SSAValue, axis: int) -> SSAValue:
         operands=[x],
         result_types=[x.type],
         properties={
-            "fn": StringAttr("sum"),
+            "fn": StringAttr("prod" if op.SCHEMA.op_type == "CumProd" else "sum"),
             "axis": int_attr(axis),
             "exclusive": int_attr(1 if op.attr("exclusive") else 0),
             "reverse": int_attr(1 if op.attr("reverse") else 0),

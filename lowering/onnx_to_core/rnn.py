@@ -76,18 +76,6 @@ def _static(v: SSAValue, what: str) -> tuple[int, ...]:
     return shape
 
 
-def _slice(b: CoreBuilder, x: SSAValue, start: Sequence[int], size: Sequence[int]) -> SSAValue:
-    """The static window `x[start : start + size]` (stride 1)."""
-    if list(size) == list(_static(x, "slice")) and not any(start):
-        return x
-    op = core.SliceOp.create(
-        operands=[x],
-        result_types=[tensor(element_of(x.type), size)],
-        properties={"start": core.ints(start), "stride": core.ints([1] * len(size))},
-    )
-    return b.insert(op).results[0]
-
-
 def _flip0(b: CoreBuilder, x: SSAValue) -> SSAValue:
     """`x` reversed along its first dim (a stride -1 slice)."""
     shape = _static(x, "flip")
@@ -220,7 +208,7 @@ class _Cell:
         _static(v, "initial state")
         if self.layout == 1:
             v = b.transpose(v, [1, 0, 2])
-        return [_reshape(b, _slice(b, v, [d, 0, 0], [1, *bh]), bh) for d in range(self.dirs)]
+        return [_reshape(b, b.slice(v, [d, 0, 0], [1, *bh]), bh) for d in range(self.dirs)]
 
     def activate(self, b: CoreBuilder, d: int, k: int, x: SSAValue) -> SSAValue:
         """Activation `k` of direction `d`, its input clipped to ±clip when asked."""
@@ -232,15 +220,15 @@ class _Cell:
     def weights(self, d: int) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
         """Direction d's `Wᵀ [I, gH]`, `Rᵀ [H, gH]` and the biases `Wb`, `Rb` `[gH]`."""
         b, gh = self.b, self.gates * self.hidden
-        w = _reshape(b, _slice(b, self.w, [d, 0, 0], [1, gh, self.input]), [gh, self.input])
-        r = _reshape(b, _slice(b, self.r, [d, 0, 0], [1, gh, self.hidden]), [gh, self.hidden])
+        w = _reshape(b, b.slice(self.w, [d, 0, 0], [1, gh, self.input]), [gh, self.input])
+        r = _reshape(b, b.slice(self.r, [d, 0, 0], [1, gh, self.hidden]), [gh, self.hidden])
         if self.bias is None:
             zero = b.constant(np.zeros(gh), like=self.x.type)
             wb, rb = zero, zero
         else:
             _static(self.bias, "B")
-            wb = _reshape(b, _slice(b, self.bias, [d, 0], [1, gh]), [gh])
-            rb = _reshape(b, _slice(b, self.bias, [d, gh], [1, gh]), [gh])
+            wb = _reshape(b, b.slice(self.bias, [d, 0], [1, gh]), [gh])
+            rb = _reshape(b, b.slice(self.bias, [d, gh], [1, gh]), [gh])
         return b.transpose(w, [1, 0]), b.transpose(r, [1, 0]), wb, rb
 
     def project(self, wt: SSAValue, bias: SSAValue) -> SSAValue:
@@ -253,7 +241,7 @@ class _Cell:
 
     def gate(self, b: CoreBuilder, v: SSAValue, k: int) -> SSAValue:
         """Gate k (`[batch, H]`) of a `[batch, gH]` value."""
-        return _slice(b, v, [0, k * self.hidden], [self.batch, self.hidden])
+        return b.slice(v, [0, k * self.hidden], [self.batch, self.hidden])
 
     def run(
         self,
@@ -357,15 +345,15 @@ def gru(b: CoreBuilder, op: Operation) -> Results:
     ys, finals = [], []
     for d in range(cell.dirs):
         wt, rt, wb, rb = cell.weights(d)
-        rb_zr = _slice(b, rb, [0], [2 * hh])
-        rb_h = _slice(b, rb, [2 * hh], [hh])
+        rb_zr = b.slice(rb, [0], [2 * hh])
+        rb_h = b.slice(rb, [2 * hh], [hh])
         if lbr:
             rb_fold = _concat(b, [rb_zr, b.constant(np.zeros(hh), like=cell.x.type)], 0)
         else:
             rb_fold = rb
         xw = cell.project(wt, b.binary("add", wb, rb_fold))
-        rt_zr = _slice(b, rt, [0, 0], [hh, 2 * hh])
-        rt_h = _slice(b, rt, [0, 2 * hh], [hh, hh])
+        rt_zr = b.slice(rt, [0, 0], [hh, 2 * hh])
+        rt_h = b.slice(rt, [0, 2 * hh], [hh, hh])
         rbh = b.broadcast_to(rb_h, tensor(cell.element, [cell.batch, hh]))
 
         def step(body: BodyBuilder, x_t: SSAValue, s: list[SSAValue], d: int = d) -> list[SSAValue]:
@@ -414,9 +402,9 @@ def lstm(b: CoreBuilder, op: Operation) -> Results:
         ps: list[SSAValue | None] = [None, None, None]
         if peep is not None:
             _static(peep, "P")
-            pd = _reshape(b, _slice(b, peep, [d, 0], [1, 3 * hh]), [3 * hh])
+            pd = _reshape(b, b.slice(peep, [d, 0], [1, 3 * hh]), [3 * hh])
             ps = [
-                b.broadcast_to(_slice(b, pd, [k * hh], [hh]), tensor(cell.element, [n, hh]))
+                b.broadcast_to(b.slice(pd, [k * hh], [hh]), tensor(cell.element, [n, hh]))
                 for k in range(3)
             ]
         p_i, p_o, p_f = ps

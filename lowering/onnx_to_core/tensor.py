@@ -30,6 +30,7 @@ from .builder import (
     normalize_axis,
     numpy_dtype,
     ranked_shape,
+    shape_of_type,
     tensor,
 )
 from .registry import Results, lowers
@@ -49,11 +50,6 @@ def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
     if any(d < 0 for d in shape):
         raise LoweringError(f"{what} needs a static shape, got {list(shape)}")
     return shape
-
-
-"""Largest tensor (in elements) that shape folding evaluates at compile time."""
-
-
 
 
 def _fold_ints(value: SSAValue | None) -> list[int] | None:
@@ -85,52 +81,6 @@ def _reshape_to_result(
     if target is None or any(d < 0 for d in target):
         raise LoweringError(f"needs a static result shape, got {out}")
     return b.retype(b.reshape(x, tensor(element_of(x.type), target)), out)
-
-
-def _slice(
-    b: CoreBuilder,
-    x: SSAValue,
-    start: Sequence[int],
-    size: Sequence[int],
-    stride: Sequence[int],
-) -> SSAValue:
-    """A core.slice; `size[d] == -1` keeps the whole (possibly dynamic) dim d.
-
-    With a static input the static form is used. Otherwise the dynamic form
-    gets its sizes as `constant sizes + shape_of(x) * keep-mask`.
-    """
-    shape = ranked_shape(x)
-    element = element_of(x.type)
-    full = [s < 0 for s in size]
-    if all(d >= 0 for d in shape):
-        sizes = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
-        if list(start) == [0] * len(shape) and list(stride) == [1] * len(shape) and list(
-            sizes
-        ) == list(shape):
-            return x
-        new = core.SliceOp.create(
-            operands=[x],
-            result_types=[tensor(element, sizes)],
-            properties={"start": core.ints(start), "stride": core.ints(stride)},
-        )
-        return b.insert(new).results[0]
-    if any(f and st != 1 for f, st in zip(full, stride, strict=True)):
-        raise LoweringError("a whole-dim slice must have stride 1")
-    rank = len(shape)
-    fixed = b.constant(np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64))
-    mask = b.constant(np.array([1 if f else 0 for f in full], np.int64))
-    sizes_v = b.binary("add", fixed, b.binary("mul", b.shape_of(x), mask))
-    result_shape = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
-    new = core.SliceOp.create(
-        operands=[
-            x,
-            b.constant(np.array(start, np.int64).reshape(rank)),
-            sizes_v,
-            b.constant(np.array(stride, np.int64).reshape(rank)),
-        ],
-        result_types=[tensor(element, result_shape)],
-    )
-    return b.insert(new).results[0]
 
 
 def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | int) -> SSAValue:
@@ -194,7 +144,7 @@ def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operati
     if not as_onnx(op).attr("allowzero") and rank_in:
         # Position i takes input dim i where the target says 0 (i < rank_in).
         n = min(rank_in, rank_out)
-        head = _slice(b, in_shape, [0], [n], [1]) if n < rank_in else in_shape
+        head = b.slice(in_shape, [0], [n], [1]) if n < rank_in else in_shape
         if n < rank_out:
             pad = b.constant(np.zeros(rank_out - n, np.int64))
             head = b.insert(core.ConcatOp.create(
@@ -222,7 +172,7 @@ def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
     parts = []
     for lo, hi in ((0, axis), (axis, rank)):
         if hi > lo:
-            piece = _slice(b, dims, [lo], [hi - lo], [1])
+            piece = b.slice(dims, [lo], [hi - lo], [1])
             parts.append(b.reshape(b.reduce("prod", piece, [0]), tensor(i64, [1])))
         else:
             parts.append(b.constant(np.ones(1, np.int64)))
@@ -284,11 +234,11 @@ def _dynamic_squeeze(
             if i in ones:
                 pieces.append(b.constant(np.array([1], np.int64)))
             else:
-                pieces.append(_slice(b, in_shape, [src], [1], [1]))
+                pieces.append(b.slice(in_shape, [src], [1], [1]))
                 src += 1
     else:
         drop = {normalize_axis(a, len(shape)) for a in axes}
-        pieces = [_slice(b, in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
+        pieces = [b.slice(in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
     if not pieces:
         return b.reshape(x, tensor(element_of(x.type), []))
     joined = pieces[0]
@@ -361,7 +311,7 @@ def split(b: CoreBuilder, op: Operation) -> Results:
         start[axis] = offset if size > 0 else 0
         size_list = [-1] * len(shape)
         size_list[axis] = size
-        results.append(_slice(b, x, start, size_list, [1] * len(shape)))
+        results.append(b.slice(x, start, size_list, [1] * len(shape)))
         offset += size
     return results
 
@@ -378,8 +328,8 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
     if starts is None or ends is None or (axes_v is not None and axes is None) or (
         steps_v is not None and steps is None
     ):
-        assert starts_v is not None
-        return [_runtime_slice(b, op, x, starts_v, axes_v, steps_v)]
+        assert starts_v is not None and ends_v is not None
+        return [_runtime_slice(b, op, x, starts_v, ends_v, axes_v, steps_v)]
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     start_all = [0] * rank
@@ -389,7 +339,8 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
         a = normalize_axis(a, rank)
         n = shape[a]
         if n < 0:
-            raise LoweringError(f"Slice along dynamic dim {a}")
+            assert starts_v is not None and ends_v is not None
+            return [_runtime_slice(b, op, x, starts_v, ends_v, axes_v, steps_v)]
         if st == 0:
             raise LoweringError("Slice step 0")
         s = s + n if s < 0 else s
@@ -403,7 +354,7 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
         start_all[a] = s if size > 0 else 0
         size_all[a] = size
         stride_all[a] = st
-    return [_slice(b, x, start_all, size_all, stride_all)]
+    return [b.slice(x, start_all, size_all, stride_all)]
 
 
 def _runtime_slice(
@@ -411,41 +362,47 @@ def _runtime_slice(
     op: Operation,
     x: SSAValue,
     starts_v: SSAValue,
+    ends_v: SSAValue,
     axes_v: SSAValue | None,
     steps_v: SSAValue | None,
 ) -> SSAValue:
-    """Slice with runtime starts/axes/steps: sizes come from the static result type.
+    """Slice with run-time starts/ends/axes/steps, or along dynamic dims.
 
     Starts are normalized and clamped at run time (`[0, n]`, or `[0, n-1]`
     for negative steps) and scattered into full-rank start/stride vectors.
+    Sizes come from the result type where it is static, else they are
+    computed like the starts: `max(0, ceil((end - start) / step))`.
     """
-    shape = _static_shape(x, "Slice with runtime starts")
-    out_shape = _static_shape(_out(op), "Slice with runtime starts")
+    shape = ranked_shape(x)
     rank = len(shape)
     count = ranked_shape(starts_v)[0]
     if count < 0:
         raise LoweringError("Slice with a dynamic number of axes")
     vec = tensor(i64, [count])
-    starts = b.cast(starts_v, i64)
     if axes_v is None:
         axes = b.constant(np.arange(count, dtype=np.int64))
     else:
         axes = _normalize_indices(b, b.cast(axes_v, i64), rank)
     steps = b.constant(np.ones(count, np.int64)) if steps_v is None else b.cast(steps_v, i64)
+    full_dims = (
+        b.constant(np.array(shape, np.int64)) if all(d >= 0 for d in shape) else b.shape_of(x)
+    )
     dims = b.insert(
         core.GatherOp.create(
-            operands=[b.constant(np.array(shape, np.int64)), axes],
-            result_types=[vec],
-            properties={"axis": int_attr(0)},
+            operands=[full_dims, axes], result_types=[vec], properties={"axis": int_attr(0)}
         )
     ).results[0]
-    starts = _normalize_indices(b, starts, dims)
     backwards = b.cast(b.compare("lt", steps, b.splat(0, steps)), i64)
     upper = b.binary("sub", dims, backwards)
-    starts = b.binary("min", b.binary("max", starts, b.splat(0, starts)), upper)
+    lower = b.binary("sub", b.splat(0, steps), backwards)
 
-    def spread(values: SSAValue, default: int) -> SSAValue:
-        base = b.constant(np.full(rank, default, np.int64))
+    def clamp(v: SSAValue) -> SSAValue:
+        v = _normalize_indices(b, b.cast(v, i64), dims)
+        return b.binary("min", b.binary("max", v, lower), upper)
+
+    starts = b.binary("max", clamp(starts_v), b.splat(0, steps))
+
+    def spread(values: SSAValue, base: SSAValue) -> SSAValue:
         new = core.ScatterElementsOp.create(
             operands=[base, axes, values],
             result_types=[tensor(i64, [rank])],
@@ -453,14 +410,24 @@ def _runtime_slice(
         )
         return b.insert(new).results[0]
 
+    out = _out(op).type
+    if is_static(out):
+        sizes = b.constant(np.array(ranked_shape(out), np.int64))
+    else:
+        # ceil(span / step) for spans and steps of the same sign, else 0.
+        span = b.binary("sub", clamp(ends_v), starts)
+        step_less_one = b.binary("sub", steps, b.select(
+            b.compare("lt", steps, b.splat(0, steps)), b.splat(-1, steps), b.splat(1, steps)
+        ))
+        size = b.binary("div", b.binary("add", span, step_less_one), steps)
+        size = b.binary("max", size, b.splat(0, size))
+        sizes = spread(size, full_dims)
+        if shape_of_type(out) is None:
+            out = tensor(element_of(x.type), [-1] * rank)
+    ones = b.constant(np.ones(rank, np.int64))
+    zeros = b.constant(np.zeros(rank, np.int64))
     new = core.SliceOp.create(
-        operands=[
-            x,
-            spread(starts, 0),
-            b.constant(np.array(out_shape, np.int64)),
-            spread(steps, 1),
-        ],
-        result_types=[_out(op).type],
+        operands=[x, spread(starts, zeros), sizes, spread(steps, ones)], result_types=[out]
     )
     return b.insert(new).results[0]
 
@@ -601,20 +568,22 @@ def tile(b: CoreBuilder, op: Operation) -> Results:
 @lowers("Pad")
 def pad(b: CoreBuilder, op: Operation) -> Results:
     x, pads_v, value_v, axes_v = (_inputs(op) + [None] * 4)[:4]
-    assert x is not None
+    assert x is not None and pads_v is not None
     rank = len(ranked_shape(x))
-    pads = _required_ints(pads_v, "Pad's pads")
-    axes = list(range(rank)) if axes_v is None else _required_ints(axes_v, "Pad's axes")
+    element = element_of(x.type)
+    value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
+    mode = str(as_onnx(op).attr("mode"))
+    out = _out(op).type
+    pads = _fold_ints(pads_v)
+    axes = list(range(rank)) if axes_v is None else _fold_ints(axes_v)
+    if pads is None or axes is None:
+        return [_runtime_pad(b, x, value, pads_v, axes_v, mode, out)]
     axes = [normalize_axis(a, rank) for a in axes]
     if len(pads) != 2 * len(axes):
         raise LoweringError(f"Pad has {len(pads)} pads for {len(axes)} axes")
     low, high = [0] * rank, [0] * rank
     for i, a in enumerate(axes):
         low[a], high[a] = pads[i], pads[i + len(axes)]
-    element = element_of(x.type)
-    value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
-    mode = str(as_onnx(op).attr("mode"))
-    out = _out(op).type
     in_shape = ranked_shape(x)
     result = out
     if not is_static(out) and all(d >= 0 for d in in_shape):
@@ -629,6 +598,50 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
         },
     )
     return [b.retype(b.insert(new).results[0], out)]
+
+
+def _runtime_pad(
+    b: CoreBuilder,
+    x: SSAValue,
+    value: SSAValue,
+    pads_v: SSAValue,
+    axes_v: SSAValue | None,
+    mode: str,
+    out: Attribute,
+) -> SSAValue:
+    """Pad by pads known only at run time: core.pad's pads operand, one entry per dim.
+
+    Pads given for some `axes` only (constant or not) are scattered into
+    full-rank zero vectors of low and high pads.
+    """
+    rank = len(ranked_shape(x))
+    n = rank if axes_v is None else ranked_shape(axes_v)[0]
+    if n < 0 or shape_of_type(pads_v.type) != (2 * n,):
+        raise LoweringError("Pad's run-time pads must be a 1-D tensor of 2 values per axis")
+    pads = b.cast(pads_v, i64)
+    if axes_v is not None:
+        axes = _normalize_indices(b, b.cast(axes_v, i64), rank)
+        halves = []
+        for half in range(2):
+            part = b.slice(pads, [half * n], [n], [1])
+            scatter = core.ScatterElementsOp.create(
+                operands=[b.constant(np.zeros(rank, np.int64)), axes, part],
+                result_types=[tensor(i64, [rank])],
+                properties={"axis": int_attr(0), "reduction": StringAttr("none")},
+            )
+            halves.append(b.insert(scatter).results[0])
+        pads = b.insert(
+            core.ConcatOp.create(
+                operands=halves,
+                result_types=[tensor(i64, [2 * rank])],
+                properties={"axis": int_attr(0)},
+            )
+        ).results[0]
+    result = out if shape_of_type(out) is not None else tensor(element_of(x.type), [-1] * rank)
+    new = core.PadOp.create(
+        operands=[x, value, pads], result_types=[result], properties={"mode": StringAttr(mode)}
+    )
+    return b.insert(new).results[0]
 
 
 # ---- shapes and generated tensors ------------------------------------------------------
@@ -650,7 +663,7 @@ def shape_(b: CoreBuilder, op: Operation) -> Results:
     part = shape[start : start + size]
     if all(d >= 0 for d in part):
         return [b.constant(np.array(part, dtype=np.int64))]
-    return [_slice(b, b.shape_of(x), [start if size else 0], [size], [1])]
+    return [b.slice(b.shape_of(x), [start if size else 0], [size], [1])]
 
 
 @lowers("Size")
@@ -668,12 +681,39 @@ def range_(b: CoreBuilder, op: Operation) -> Results:
     start_v, limit_v, delta_v = _inputs(op)[:3]
     values = [constant_array(v) for v in (start_v, limit_v, delta_v)]
     if any(v is None for v in values):
-        raise LoweringError("Range needs constant start, limit and delta")
+        assert start_v is not None and limit_v is not None and delta_v is not None
+        return [_runtime_range(b, start_v, limit_v, delta_v, _out(op).type)]
     start, limit, delta = (np.asarray(v).reshape(()) for v in values)  # type: ignore[arg-type]
     count = max(int(np.ceil((limit - start) / delta)), 0)
     dtype = numpy_dtype(element_of(_out(op).type))
     out = (start + np.arange(count) * delta).astype(dtype)
     return [b.retype(b.constant(out), _out(op).type)]
+
+
+def _runtime_range(
+    b: CoreBuilder, start: SSAValue, limit: SSAValue, delta: SSAValue, out: Attribute
+) -> SSAValue:
+    """`start + iota(n) * delta` with `n = max(ceil((limit - start) / delta), 0)` at run time.
+
+    The count is computed in f64, as ONNX's reference does; the values in
+    the result type, so integer ranges stay exact.
+    """
+    from xdsl.dialects.builtin import f64
+
+    element = element_of(start.type)
+    start, limit, delta = (_scalar_of(b, v) for v in (start, limit, delta))
+    wide = [b.cast(v, f64) for v in (start, limit, delta)]
+    steps = b.unary("ceil", b.binary("div", b.binary("sub", wide[1], wide[0]), wide[2]))
+    count = b.cast(b.binary("max", steps, b.splat(0, steps)), i64)
+    line = tensor(i64, [-1])
+    iota = b.insert(
+        core.IotaOp.create(operands=[count], result_types=[line], properties={"dim": int_attr(0)})
+    ).results[0]
+    values = b.cast(iota, element)
+    shape = b.reshape(count, tensor(i64, [1]))
+    start_v, delta_v = (b.broadcast_to(v, values.type, shape=shape) for v in (start, delta))
+    result = b.binary("add", start_v, b.binary("mul", values, delta_v))
+    return b.retype(result, out) if is_static(out) else result
 
 
 @lowers("ConstantOfShape")
@@ -756,7 +796,7 @@ def one_hot(b: CoreBuilder, op: Operation) -> Results:
     hot = b.compare("eq", _iota(b, out_shape, axis), spread)
     element = element_of(values.type)
     off_on = [
-        b.broadcast_to(_scalar_of(b, _slice(b, values, [i], [1], [1])), tensor(element, out_shape))
+        b.broadcast_to(_scalar_of(b, b.slice(values, [i], [1], [1])), tensor(element, out_shape))
         for i in (0, 1)
     ]
     return [b.select(hot, off_on[1], off_on[0])]

@@ -86,3 +86,141 @@ def test_unknown_function_is_a_parse_error() -> None:
                 "%a: tensor<3xf32>",
             )
         )
+
+
+# ---- lists ------------------------------------------------------------------------------
+
+LIST_ROUND_TRIP = func(
+    "  %e = core.list() : () -> !core.list<tensor<*xf32>>\n"
+    "  %l = core.list(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> !core.list<tensor<?xf32>>\n"
+    "  %n = core.list_length(%l) : (!core.list<tensor<?xf32>>) -> tensor<i64>\n"
+    "  %g = core.list_get(%l, %i) : (!core.list<tensor<?xf32>>, tensor<i64>) -> tensor<?xf32>\n"
+    "  %l2 = core.list_insert(%l, %a, %n) : "
+    "(!core.list<tensor<?xf32>>, tensor<2xf32>, tensor<i64>) -> !core.list<tensor<?xf32>>\n"
+    "  %l3 = core.list_erase(%l2, %i) : "
+    "(!core.list<tensor<?xf32>>, tensor<i64>) -> !core.list<tensor<?xf32>>\n"
+    "  %c = core.list_concat(%l3) {axis = 0 : i64} : (!core.list<tensor<?xf32>>) -> tensor<?xf32>\n"
+    "  %s = core.list_stack(%l3) {axis = 1 : i64} : "
+    "(!core.list<tensor<?xf32>>) -> tensor<?x?xf32>",
+    "%a: tensor<2xf32>, %b: tensor<3xf32>, %i: tensor<i64>",
+)
+
+
+def test_list_ops_round_trip() -> None:
+    printed = print_module(parse_module(LIST_ROUND_TRIP))
+    assert print_module(parse_module(printed)) == printed
+    assert "core.list() : () -> !core.list<tensor<*xf32>>" in printed
+    assert "core.list_insert(%l, %a, %n)" in printed
+    assert "core.list_stack(%l3) {axis = 1 : i64}" in printed
+
+
+def test_list_type_in_a_signature_round_trips() -> None:
+    text = (
+        "func.func @f(%l: !core.list<tensor<2x?xi64>>) -> !core.list<tensor<2x?xi64>> {\n"
+        "  func.return %l : !core.list<tensor<2x?xi64>>\n}\n"
+    )
+    printed = print_module(parse_module(text))
+    assert "(%l: !core.list<tensor<2x?xi64>>) -> !core.list<tensor<2x?xi64>>" in printed
+    assert print_module(parse_module(printed)) == printed
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "  %k = core.list(%a) : (tensor<2xf32>) -> !core.list<tensor<?xi64>>",
+            "element 0 tensor<2xf32> does not fit the list type",
+        ),
+        (
+            "  %k = core.list(%a) : (tensor<2xf32>) -> !core.list<tensor<?x?xf32>>",
+            "does not fit the list type",
+        ),
+        (
+            "  %g = core.list_get(%l, %a) : (!core.list<tensor<?xf32>>, tensor<2xf32>) -> tensor<?xf32>",
+            "the index must be a rank-0 tensor<i64>",
+        ),
+        (
+            "  %g = core.list_get(%l, %i) : (!core.list<tensor<?xf32>>, tensor<i64>) -> tensor<?xi64>",
+            "result tensor<?xi64> does not fit",
+        ),
+        (
+            "  %m = core.list_insert(%l, %a, %i) : "
+            "(!core.list<tensor<?xf32>>, tensor<2xf32>, tensor<i64>) -> !core.list<tensor<?xi64>>",
+            "are not compatible",
+        ),
+        (
+            "  %c = core.list_concat(%l) {axis = 0 : i64} : (!core.list<tensor<?xf32>>) -> tensor<?x?xf32>",
+            "elements of rank 1 cannot give a result of rank 2",
+        ),
+        (
+            "  %c = core.list_stack(%l) {axis = 2 : i64} : (!core.list<tensor<?xf32>>) -> tensor<?x?xf32>",
+            "axis 2 is out of range",
+        ),
+        (
+            "  %n = core.list_length(%a) : (tensor<2xf32>) -> tensor<i64>",
+            "should be of base attribute core.list",
+        ),
+    ],
+    ids=[
+        "element-type", "element-rank", "index", "get-type",
+        "insert", "concat", "stack", "length",
+    ],  # fmt: skip
+)
+def test_list_verifier_rejects(body: str, message: str) -> None:
+    with pytest.raises(VerifyException) as info:
+        parse_module(
+            func(body, "%a: tensor<2xf32>, %i: tensor<i64>, %l: !core.list<tensor<?xf32>>")
+        )
+    assert message in str(info.value)
+
+
+def test_list_of_a_non_tensor_is_rejected() -> None:
+    with pytest.raises((VerifyException, ParseError), match="!core.list holds tensors"):
+        parse_module(func("", "%l: !core.list<f32>"))
+
+
+# ---- optionals --------------------------------------------------------------------------
+
+OPTIONAL_ROUND_TRIP = func(
+    "  %o = core.optional(%a) : (tensor<2xf32>) -> !core.optional<tensor<2xf32>>\n"
+    "  %e = core.optional() : () -> !core.optional<!core.list<tensor<?xf32>>>\n"
+    "  %h = core.optional_has(%e) : (!core.optional<!core.list<tensor<?xf32>>>) -> tensor<i1>\n"
+    "  %g = core.optional_get(%o) : (!core.optional<tensor<2xf32>>) -> tensor<2xf32>",
+    "%a: tensor<2xf32>",
+)
+
+
+def test_optional_ops_round_trip() -> None:
+    printed = print_module(parse_module(OPTIONAL_ROUND_TRIP))
+    assert print_module(parse_module(printed)) == printed
+    assert "core.optional() : () -> !core.optional<!core.list<tensor<?xf32>>>" in printed
+    assert "core.optional_get(%o)" in printed
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "  %o = core.optional(%a) : (tensor<2xf32>) -> !core.optional<tensor<3xf32>>",
+            "does not fit the optional type",
+        ),
+        (
+            "  %o = core.optional(%a) : (tensor<2xf32>) -> !core.optional<tensor<2xf32>>\n"
+            "  %h = core.optional_has(%o) : (!core.optional<tensor<2xf32>>) -> tensor<i64>",
+            "must be a rank-0 tensor<i1>",
+        ),
+        (
+            "  %o = core.optional(%a) : (tensor<2xf32>) -> !core.optional<!core.list<tensor<2xf32>>>",
+            "does not fit the optional type",
+        ),
+        (
+            "  %o = core.optional() : () -> !core.optional<f32>",
+            "!core.optional holds a tensor or a !core.list",
+        ),
+    ],
+    ids=["value", "has", "list", "parameter"],
+)
+def test_optional_verifier_rejects(body: str, message: str) -> None:
+    with pytest.raises((VerifyException, ParseError)) as info:
+        parse_module(func(body, "%a: tensor<2xf32>"))
+    assert message in str(info.value)

@@ -1,0 +1,79 @@
+"""`core-fold-constants`: evaluate core ops whose operands are all constants.
+
+Exporters compute shapes, pads and masks with chains of small ops on
+constants; the ONNX → core lowering already folds what a handler needs to
+see, but whatever is left (and whatever later passes expose) is folded here
+by running the op in the core interpreter, the dialect's executable spec.
+Results larger than `FOLD_LIMIT` elements stay unfolded: a broadcast of a
+scalar weight fill would otherwise become hundreds of megabytes of constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.traits import Pure
+
+from rung.dialects import core
+from rung.lowering.onnx_to_core.builder import FOLD_LIMIT, CoreBuilder, constant_array, is_static
+
+UNFOLDED = (core.ConstantOp, core.BroadcastOp, core.IotaOp)
+"""Ops already in their cheapest form: a broadcast of a constant (a splat) is
+smaller and faster than the tensor it stands for, and so is an iota."""
+
+
+def foldable(op: Operation) -> bool:
+    """A pure, region-free core op with static, small results and constant operands."""
+    if not op.name.startswith("core.") or isinstance(op, UNFOLDED) or op.regions:
+        return False
+    if not op.has_trait(Pure) or not op.results or not op.operands:
+        return False
+    for result in op.results:
+        if not is_static(result.type):
+            return False
+        if int(np.prod(result.type.get_shape())) > FOLD_LIMIT:  # type: ignore[attr-defined]
+            return False
+    return all(_constant_like(v.owner) for v in op.operands)
+
+
+def _constant_like(owner: object) -> bool:
+    """A constant, or a splat or iota built from constants only."""
+    if isinstance(owner, core.ConstantOp):
+        return True
+    return isinstance(owner, core.BroadcastOp | core.IotaOp) and all(
+        isinstance(v.owner, core.ConstantOp) for v in owner.operands
+    )
+
+
+@dataclass
+class FoldConstantOp(RewritePattern):
+    """Replace a foldable op by `core.constant`s of its results."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not foldable(op):
+            return
+        values = [constant_array(r) for r in op.results]
+        if any(v is None for v in values):
+            return
+        builder = CoreBuilder(rewriter, op)
+        new = [
+            builder.constant(np.asarray(v), like=r.type)
+            for v, r in zip(values, op.results, strict=True)
+        ]
+        rewriter.replace(op, [], new)
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Fold core ops on constants into constants (then `cse`/`dce` tidy up)."""
+
+    name = "core-fold-constants"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FoldConstantOp()).rewrite_module(op)

@@ -1,0 +1,948 @@
+"""ai.onnx.ml ops with numeric tensor results → core.
+
+Classical-ML ops (scalers, encoders, linear models, tree ensembles) carry
+their parameters as attributes, so each lowering turns them into constants
+and composes elementwise ops, gathers, reductions and matmuls. Tree ensembles
+are walked for all rows at once: every node's comparison is evaluated with
+one gather of the features, then a fixed number of gather steps (the deepest
+path) moves each row from its roots to its leaves.
+
+Where the ONNX reference implementation and onnxruntime disagree (score
+post-transforms, binary classifiers, Normalizer's MAX, OneHotEncoder on
+floats) these lowerings follow onnxruntime, the runtime such models are
+produced for, unless the spec says otherwise (LabelEncoder's repeated and
+NaN keys); each handler says where. String tensors have no core lowering.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import Float32Type, IntegerType, StringAttr, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from rung.dialects import core
+from rung.dialects.onnx import OnnxOp
+from rung.dialects.onnx.types import StringType
+from rung.errors import RungError
+from rung.runtime.core_eval import constant_value
+
+from .builder import (
+    CoreBuilder,
+    LoweringError,
+    as_onnx,
+    constant_array,
+    element_of,
+    int_attr,
+    numpy_dtype,
+    ranked_shape,
+    shape_of_type,
+    tensor,
+)
+from .registry import Results, lowers
+
+ML = "ai.onnx.ml"
+F32 = Float32Type()
+
+# ---- helpers ----------------------------------------------------------------------------
+
+
+def _numeric(v: SSAValue | None) -> SSAValue:
+    """`v`, checked to be a numeric tensor: string tensors have no core lowering."""
+    assert v is not None
+    if isinstance(element_of(v.type), StringType):
+        raise LoweringError("string tensors have no core lowering")
+    return v
+
+
+def _input(op: Operation, i: int = 0) -> SSAValue:
+    return _numeric(as_onnx(op).onnx_inputs()[i])
+
+
+def _out(op: Operation, i: int = 0) -> SSAValue:
+    out = as_onnx(op).onnx_outputs()[i]
+    assert out is not None
+    if isinstance(element_of(out.type), StringType):
+        raise LoweringError("string tensors have no core lowering")
+    return out
+
+
+def _floats(op: OnnxOp, name: str) -> list[float]:
+    return [float(v) for v in op.attr(name) or ()]  # type: ignore[union-attr]
+
+
+def _ints(op: OnnxOp, name: str) -> list[int]:
+    return [int(v) for v in op.attr(name) or ()]  # type: ignore[union-attr]
+
+
+def _tensor_attr(b: CoreBuilder, op: OnnxOp, name: str) -> np.ndarray | None:
+    """A TENSOR attribute as numpy; string tensors are refused."""
+    attr = op.attr(name)
+    if attr is None:
+        return None
+    try:
+        array = constant_value(attr, b.module)  # type: ignore[arg-type]
+    except RungError as err:
+        raise LoweringError(f"attribute '{name}': {err.message}") from err
+    if array.dtype.kind in "OUS":
+        raise LoweringError("string tensors have no core lowering")
+    return array
+
+
+def _is_int(element: Attribute) -> bool:
+    return isinstance(element, IntegerType)
+
+
+def _create(
+    b: CoreBuilder,
+    cls: type[core.CoreOp],
+    operands: Sequence[SSAValue],
+    result: Attribute,
+    **props: Attribute,
+) -> SSAValue:
+    op = cls.create(operands=list(operands), result_types=[result], properties=props)
+    return b.insert(op).results[0]
+
+
+def _gather_elements(b: CoreBuilder, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+    out = tensor(element_of(x.type), ranked_shape(indices))
+    return _create(b, core.GatherElementsOp, [x, indices], out, axis=int_attr(axis))
+
+
+def _shape_vector(b: CoreBuilder, x: SSAValue, keep: int, tail: Sequence[int]) -> SSAValue:
+    """The 1-D shape `x.shape[:keep] + tail`, computed at run time."""
+    head = b.shape_of(x)
+    if keep != len(ranked_shape(x)):
+        head = b.gather(head, b.constant(np.arange(keep, dtype=np.int64)), 0)
+    return b.concat([head, b.constant(np.array(tail, np.int64))], 0) if tail else head
+
+
+def _expand(
+    b: CoreBuilder,
+    x: SSAValue,
+    dims: Sequence[int],
+    out: Sequence[int],
+    shape: SSAValue | None = None,
+) -> SSAValue:
+    """Broadcast `x` to `out`; `dims[i]` is the result dim of x's dim i.
+
+    A dynamic `out` takes its run-time shape from `shape`, a 1-D i64 value.
+    """
+    result = tensor(element_of(x.type), out)
+    if x.type == result and list(dims) == list(range(len(out))):
+        return x
+    operands = [x]
+    if any(d < 0 for d in out):
+        assert shape is not None, "a dynamic broadcast needs its shape"
+        operands.append(shape)
+    return _create(b, core.BroadcastOp, operands, result, dims=core.ints(dims))
+
+
+def _expand_like(b: CoreBuilder, x: SSAValue, dims: Sequence[int], like: SSAValue) -> SSAValue:
+    out = ranked_shape(like)
+    shape = b.shape_of(like) if any(d < 0 for d in out) else None
+    return _expand(b, x, dims, out, shape)
+
+
+def _row_reduce(b: CoreBuilder, fn: str, x: SSAValue) -> SSAValue:
+    """Reduce the last axis and broadcast the result back over it."""
+    rank = len(ranked_shape(x))
+    return _expand_like(b, b.reduce(fn, x, [rank - 1]), list(range(rank - 1)), x)
+
+
+def _along_last(b: CoreBuilder, values: np.ndarray, like: SSAValue, what: str) -> SSAValue:
+    """Per-feature constants (1 or F of them) broadcast over `like` [..., F]."""
+    flat = np.asarray(values).reshape(-1)
+    if flat.size == 1:
+        return b.splat(flat.item(), like)
+    features = ranked_shape(like)[-1] if ranked_shape(like) else 1
+    if features >= 0 and flat.size != features:
+        raise LoweringError(f"{what} has {flat.size} values for {features} features")
+    const = b.constant(flat, like=like.type)
+    return _expand_like(b, const, [len(ranked_shape(like)) - 1], like)
+
+
+def _rows(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """`x` as a [N, F] matrix: a vector is one row."""
+    shape = ranked_shape(x)
+    if len(shape) == 2:
+        return x
+    if len(shape) == 1:
+        runtime = None
+        if shape[0] < 0:
+            runtime = b.concat([b.constant(np.array([1], np.int64)), b.shape_of(x)], 0)
+        return b.reshape(x, tensor(element_of(x.type), [1, shape[0]]), runtime)
+    raise LoweringError(f"expects a [N, F] matrix or a vector, got rank {len(shape)}")
+
+
+def _fit(b: CoreBuilder, v: SSAValue, declared: Attribute) -> SSAValue:
+    """Give `v` the op's declared element type and shape (ONNX typed the users)."""
+    if shape_of_type(declared) is not None and element_of(v.type) != element_of(declared):
+        v = b.cast(v, element_of(declared))
+    return b.retype(v, declared)
+
+
+def _linear(
+    b: CoreBuilder, x: SSAValue, coefficients: np.ndarray, intercepts: np.ndarray | None
+) -> SSAValue:
+    """x [N, F] × coefficientsᵀ ([C, F]) + intercepts, in the element type of x."""
+    rows, features = ranked_shape(x)
+    count, width = coefficients.shape
+    if features >= 0 and width != features:
+        raise LoweringError(f"coefficients are for {width} features, the input has {features}")
+    weights = b.constant(coefficients.T.copy(), like=x.type)
+    element = element_of(x.type)
+    y = _create(b, core.MatmulOp, [x, weights], tensor(element, [rows, count]), acc=element)
+    if intercepts is not None:
+        y = b.binary("add", y, _along_last(b, intercepts, y, "intercepts"))
+    return y
+
+
+# ---- score post-transforms ------------------------------------------------------------------
+
+
+def _softmax(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    e = b.unary("exp", b.binary("sub", x, _row_reduce(b, "max", x)))
+    return b.binary("div", e, _row_reduce(b, "sum", e))
+
+
+def _softmax_zero(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """Softmax that leaves (near-)zero scores out: they are scaled by exp(-max), not exp'd."""
+    top = _row_reduce(b, "max", x)
+    nonzero = b.compare("gt", b.unary("abs", x), b.splat(1e-7, x))
+    e = b.select(
+        nonzero,
+        b.unary("exp", b.binary("sub", x, top)),
+        b.binary("mul", x, b.unary("exp", b.unary("neg", top))),
+    )
+    total = _row_reduce(b, "sum", b.select(nonzero, e, b.splat(0, e)))
+    return b.binary("div", e, total)
+
+
+def _probit(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """sqrt(2)·erfinv(2x - 1), with the closed-form erfinv estimate onnxruntime uses."""
+
+    def c(value: float) -> SSAValue:
+        return b.splat(value, x)
+
+    p = b.binary("sub", b.binary("mul", x, c(2)), c(1))
+    sign = b.select(b.compare("lt", p, c(0)), c(-1), c(1))
+    log = b.unary("log", b.binary("mul", b.binary("sub", c(1), p), b.binary("add", c(1), p)))
+    v = b.binary("add", c(2 / (math.pi * 0.147)), b.binary("mul", c(0.5), log))
+    v2 = b.binary("mul", c(1 / 0.147), log)
+    v3 = b.binary("sub", b.unary("sqrt", b.binary("sub", b.binary("mul", v, v), v2)), v)
+    return b.binary("mul", b.binary("mul", sign, b.unary("sqrt", v3)), c(math.sqrt(2)))
+
+
+_TRANSFORMS = ("NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT")
+"""post_transform names by the integer code of TreeEnsemble."""
+
+
+def _post_transform(b: CoreBuilder, scores: SSAValue, kind: str) -> SSAValue:
+    """Transform each row of scores [N, C] as onnxruntime does.
+
+    With a single score per row onnxruntime applies only PROBIT; the others
+    are defined over a vector of class scores.
+    """
+    if kind == "NONE":
+        return scores
+    if kind == "PROBIT":
+        return _probit(b, scores)
+    if kind not in _TRANSFORMS:
+        raise LoweringError(f"unknown post_transform '{kind}'")
+    if ranked_shape(scores)[-1] == 1:
+        return scores
+    if kind == "LOGISTIC":
+        return b.unary("sigmoid", scores)
+    if kind == "SOFTMAX":
+        return _softmax(b, scores)
+    return _softmax_zero(b, scores)
+
+
+# ---- elementwise preprocessing ----------------------------------------------------------------
+
+
+@lowers("Binarizer", domain=ML)
+def binarizer(b: CoreBuilder, op: Operation) -> Results:
+    """1 where x > threshold, else 0 (NaN gives 0), in x's type."""
+    x = _input(op)
+    threshold = float(as_onnx(op).attr("threshold"))  # type: ignore[arg-type]
+    if _is_int(element_of(x.type)):
+        # For integers x > t is x > floor(t); clamp so the constant fits the type.
+        info = np.iinfo(numpy_dtype(element_of(x.type)))
+        threshold = min(max(math.floor(threshold), info.min), info.max)
+    above = b.compare("gt", x, b.splat(threshold, x))
+    return [b.cast(above, element_of(x.type))]
+
+
+@lowers("Scaler", domain=ML)
+def scaler(b: CoreBuilder, op: Operation) -> Results:
+    """(x - offset) * scale in float32, per feature (last axis) or for all."""
+    o = as_onnx(op)
+    x = b.cast(_input(op), element_of(_out(op).type))
+    offset, scale = _floats(o, "offset"), _floats(o, "scale")
+    if offset:
+        x = b.binary("sub", x, _along_last(b, np.array(offset), x, "offset"))
+    if scale:
+        x = b.binary("mul", x, _along_last(b, np.array(scale), x, "scale"))
+    return [x]
+
+
+@lowers("Normalizer", domain=ML)
+def normalizer(b: CoreBuilder, op: Operation) -> Results:
+    """Each row divided by its max, L1 or L2 norm; a row whose divisor is 0 is kept.
+
+    MAX divides by the row's largest value (not largest magnitude), as the
+    spec's formula and onnxruntime do.
+    """
+    norm = str(as_onnx(op).attr("norm"))
+    x = b.cast(_input(op), element_of(_out(op).type))
+    rank = len(ranked_shape(x))
+    if not rank:
+        raise LoweringError("Normalizer needs at least a vector")
+    last = [rank - 1]
+    if norm == "MAX":
+        divisor = b.reduce("max", x, last)
+    elif norm == "L1":
+        divisor = b.reduce("sum", b.unary("abs", x), last)
+    elif norm == "L2":
+        divisor = b.unary("sqrt", b.reduce("sum", b.binary("mul", x, x), last))
+    else:
+        raise LoweringError(f"unknown norm '{norm}'")
+    divisor = _expand_like(b, divisor, list(range(rank - 1)), x)
+    zero = b.compare("eq", divisor, b.splat(0, divisor))
+    return [b.select(zero, x, b.binary("div", x, divisor))]
+
+
+@lowers("Imputer", domain=ML)
+def imputer(b: CoreBuilder, op: Operation) -> Results:
+    """Replace elements equal to the replaced value (or NaN) by per-feature values."""
+    o = as_onnx(op)
+    x = _input(op)
+    if _is_int(element_of(x.type)):
+        values: list[float] | list[int] = _ints(o, "imputed_value_int64s")
+        replaced: float = int(o.attr("replaced_value_int64"))  # type: ignore[call-overload]
+        what = "imputed_value_int64s"
+    else:
+        values = _floats(o, "imputed_value_floats")
+        replaced = float(o.attr("replaced_value_float"))  # type: ignore[arg-type]
+        what = "imputed_value_floats"
+    if not values:
+        raise LoweringError(f"Imputer on {element_of(x.type)} needs {what}")
+    if isinstance(replaced, float) and math.isnan(replaced):
+        missing = b.unary("isnan", x, tensor(IntegerType(1), ranked_shape(x)))
+    else:
+        missing = b.compare("eq", x, b.splat(replaced, x))
+    return [b.select(missing, _along_last(b, np.array(values), x, what), x)]
+
+
+# ---- feature extraction and encoding ------------------------------------------------------------
+
+
+@lowers("ArrayFeatureExtractor", domain=ML)
+def array_feature_extractor(b: CoreBuilder, op: Operation) -> Results:
+    """x[..., indices] with the indices flattened; a vector input gives one row."""
+    x, indices = _input(op, 0), _input(op, 1)
+    shape = ranked_shape(x)
+    count = int(np.prod(ranked_shape(indices), dtype=np.int64))
+    if any(d < 0 for d in ranked_shape(indices)):
+        raise LoweringError("ArrayFeatureExtractor needs a static number of indices")
+    if not shape:
+        raise LoweringError("ArrayFeatureExtractor needs at least a vector")
+    flat = b.reshape(indices, tensor(i64, [count]))
+    known = constant_array(flat)
+    features = shape[-1]
+    if known is not None and features >= 0:
+        if ((known < -features) | (known >= features)).any():
+            raise LoweringError(f"indices {known.tolist()} out of range for {features} features")
+        flat = b.constant(np.where(known < 0, known + features, known).astype(np.int64))
+    elif features >= 0:
+        negative = b.compare("lt", flat, b.splat(0, flat))
+        flat = b.select(negative, b.binary("add", flat, b.splat(features, flat)), flat)
+    picked = b.gather(x, flat, len(shape) - 1)
+    if len(shape) == 1:
+        picked = b.reshape(picked, tensor(element_of(x.type), [1, count]))
+    return [_fit(b, picked, _out(op).type)]
+
+
+@lowers("OneHotEncoder", domain=ML)
+def one_hot_encoder(b: CoreBuilder, op: Operation) -> Results:
+    """[..., C] float32 indicators of x among `cats_int64s`; non-integers truncate first.
+
+    `zeros=0` asks for a run-time error on unknown values, which core cannot
+    raise: such values give all-zero rows.
+    """
+    o = as_onnx(op)
+    x = _input(op)
+    cats = _ints(o, "cats_int64s")
+    if not cats:
+        if o.attr("cats_strings"):
+            raise LoweringError("string tensors have no core lowering")
+        raise LoweringError("OneHotEncoder needs cats_int64s")
+    shape = ranked_shape(x)
+    out = [*shape, len(cats)]
+    dynamic = any(d < 0 for d in shape)
+    runtime_shape = _shape_vector(b, x, len(shape), [len(cats)]) if dynamic else None
+    values = _expand(b, b.cast(x, i64), list(range(len(shape))), out, runtime_shape)
+    table = _expand(b, b.constant(np.array(cats, np.int64)), [len(shape)], out, runtime_shape)
+    hot = b.cast(b.compare("eq", values, table), element_of(_out(op).type))
+    return [_fit(b, hot, _out(op).type)]
+
+
+@dataclass
+class _Mapping:
+    """A LabelEncoder's table: keys in the input's type, values and default in the output's."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    default: np.ndarray
+
+
+def _label_mapping(
+    b: CoreBuilder, op: OnnxOp, key_type: np.dtype, value_type: np.dtype
+) -> _Mapping:
+    """The keys, values and default of a LabelEncoder, in the input and output types."""
+    if op.attr("keys_strings") or op.attr("values_strings"):
+        raise LoweringError("string tensors have no core lowering")
+    keys = _tensor_attr(b, op, "keys_tensor")
+    if keys is None:
+        keys = np.array(op.attr("keys_int64s") or op.attr("keys_floats") or ())
+    values = _tensor_attr(b, op, "values_tensor")
+    default = _tensor_attr(b, op, "default_tensor")
+    if values is None:
+        if op.attr("values_int64s"):
+            values, default = np.array(op.attr("values_int64s")), np.array(op.attr("default_int64"))
+        else:
+            values = np.array(op.attr("values_floats") or ())
+            default = np.array(op.attr("default_float"))
+    elif default is None:
+        default = np.array(-1 if values.dtype.kind in "iu" else -0.0)
+    keys, values = keys.reshape(-1), values.reshape(-1)
+    if keys.size != values.size:
+        raise LoweringError(f"LabelEncoder has {keys.size} keys but {values.size} values")
+    return _Mapping(
+        keys.astype(key_type),
+        values.astype(value_type),
+        default.reshape(-1)[:1].astype(value_type).reshape(()),
+    )
+
+
+@lowers("LabelEncoder", domain=ML)
+def label_encoder(b: CoreBuilder, op: Operation) -> Results:
+    """Map each element through numeric keys → values; unknown elements get the default.
+
+    Every element is compared with all keys; the matching key's position
+    picks the value with a gather. A repeated key keeps its last value, and
+    a NaN key matches NaN inputs.
+    """
+    o = as_onnx(op)
+    x, out = _input(op), _out(op)
+    m = _label_mapping(b, o, numpy_dtype(element_of(x.type)), numpy_dtype(element_of(out.type)))
+    table: dict[object, object] = {}
+    nan_value = None
+    for k, v in zip(m.keys.tolist(), m.values.tolist(), strict=True):
+        if isinstance(k, float) and math.isnan(k):
+            nan_value = v
+        else:
+            table[k] = v
+    shape = ranked_shape(x)
+    y = _full(b, m.default.item(), element_of(out.type), x)
+    if table:
+        keys = np.array(list(table), dtype=m.keys.dtype)
+        values = np.array(list(table.values()), dtype=m.values.dtype)
+        full = [*shape, keys.size]
+        runtime_shape = (
+            _shape_vector(b, x, len(shape), [keys.size]) if any(d < 0 for d in shape) else None
+        )
+        spread = _expand(b, x, list(range(len(shape))), full, runtime_shape)
+        hits = b.compare(
+            "eq", spread, _expand(b, b.constant(keys), [len(shape)], full, runtime_shape)
+        )
+        found = b.reduce("or", hits, [len(shape)])
+        position = _arg_max(b, b.cast(hits, IntegerType(32)), len(shape))
+        y = b.select(found, b.gather(b.constant(values), position, 0), y)
+    if nan_value is not None:
+        is_nan = b.unary("isnan", x, tensor(IntegerType(1), shape))
+        y = b.select(is_nan, b.splat(nan_value, y), y)
+    return [_fit(b, y, out.type)]
+
+
+def _full(b: CoreBuilder, value: float | int, element: Attribute, like: SSAValue) -> SSAValue:
+    """A tensor of `element` shaped like `like`, full of `value`."""
+    scalar = b.scalar(value, element)
+    return b.broadcast_to(scalar, tensor(element, ranked_shape(like)), like)
+
+
+def _arg_max(b: CoreBuilder, x: SSAValue, axis: int) -> SSAValue:
+    """Index of the first maximum along `axis` (which the result drops)."""
+    shape = ranked_shape(x)
+    out = tensor(i64, [d for i, d in enumerate(shape) if i != axis])
+    return _create(
+        b, core.ArgReduceOp, [x], out, fn=StringAttr("max"), axis=int_attr(axis), last=int_attr(0)
+    )
+
+
+@lowers("FeatureVectorizer", domain=ML)
+def feature_vectorizer(b: CoreBuilder, op: Operation) -> Results:
+    """Concatenate the inputs' feature columns as float32, each cut or zero-padded to
+    its `inputdimensions` entry; a vector is one row, higher ranks flatten per row."""
+    o = as_onnx(op)
+    inputs = [_numeric(v) for v in o.onnx_inputs() if v is not None]
+    widths = _ints(o, "inputdimensions")
+    if len(widths) != len(inputs):
+        raise LoweringError(f"inputdimensions has {len(widths)} entries for {len(inputs)} inputs")
+    element = element_of(_out(op).type)
+    columns = [
+        _feature_columns(b, b.cast(x, element), width)
+        for x, width in zip(inputs, widths, strict=True)
+    ]
+    return [_fit(b, b.concat(columns, 1), _out(op).type)]
+
+
+def _feature_columns(b: CoreBuilder, x: SSAValue, width: int) -> SSAValue:
+    shape = ranked_shape(x)
+    element = element_of(x.type)
+    if len(shape) > 2:
+        if any(d < 0 for d in shape[1:]):
+            raise LoweringError("FeatureVectorizer needs static feature dims")
+        size = int(np.prod(shape[1:]))
+        runtime = _shape_vector(b, x, 1, [size]) if shape[0] < 0 else None
+        x = b.reshape(x, tensor(element, [shape[0], size]), runtime)
+    else:
+        x = _rows(b, x)
+    rows, have = ranked_shape(x)
+    if have < 0:
+        raise LoweringError("FeatureVectorizer needs a static number of features per input")
+    if have == width:
+        return x
+    low, high = [0, 0], [0, width - have]
+    operands = [x, b.scalar(0, element)]
+    return _create(
+        b,
+        core.PadOp,
+        operands,
+        tensor(element, [rows, width]),
+        mode=StringAttr("constant"),
+        pad_low=core.ints(low),
+        pad_high=core.ints(high),
+    )
+
+
+# ---- linear models ----------------------------------------------------------------------------
+
+
+@lowers("LinearRegressor", domain=ML)
+def linear_regressor(b: CoreBuilder, op: Operation) -> Results:
+    """x · coefficientsᵀ + intercepts in float32, then the post-transform.
+
+    Intercepts count only when there is one per target (as in onnxruntime).
+    """
+    o = as_onnx(op)
+    x = _rows(b, b.cast(_input(op), F32))
+    targets = int(o.attr("targets"))  # type: ignore[call-overload]
+    coefficients = np.array(_floats(o, "coefficients"), np.float32)
+    if targets < 1 or coefficients.size % targets:
+        raise LoweringError(f"{coefficients.size} coefficients for {targets} targets")
+    intercepts = np.array(_floats(o, "intercepts"), np.float32)
+    scores = _linear(
+        b, x, coefficients.reshape(targets, -1), intercepts if intercepts.size == targets else None
+    )
+    scores = _post_transform(b, scores, str(o.attr("post_transform")))
+    return [_fit(b, scores, _out(op).type)]
+
+
+@lowers("LinearClassifier", domain=ML)
+def linear_classifier(b: CoreBuilder, op: Operation) -> Results:
+    """Scores x · coefficientsᵀ + intercepts; the label of the best raw score.
+
+    With one row of coefficients (binary), the label is the second class
+    when the score is positive; with two class labels the scores become
+    [1 - s, s] (s after LOGISTIC), as onnxruntime computes them. The
+    reference implementation gives [-s, s] there instead, so the binary forms
+    whose scores the two runtimes disagree on are refused.
+    """
+    o = as_onnx(op)
+    if o.attr("classlabels_strings"):
+        raise LoweringError(
+            "LinearClassifier with string class labels: string tensors have no core lowering"
+        )
+    labels = _ints(o, "classlabels_ints")
+    x = _rows(b, b.cast(_input(op), F32))
+    features = ranked_shape(x)[1]
+    coefficients = np.array(_floats(o, "coefficients"), np.float32)
+    if features < 0:
+        raise LoweringError("LinearClassifier needs a static number of features")
+    if coefficients.size % max(features, 1):
+        raise LoweringError(f"{coefficients.size} coefficients for {features} features")
+    classes = coefficients.size // max(features, 1)
+    intercepts = np.array(_floats(o, "intercepts"), np.float32)
+    if intercepts.size not in (0, classes):
+        raise LoweringError(f"{intercepts.size} intercepts for {classes} classes")
+    scores = _linear(
+        b, x, coefficients.reshape(classes, features), intercepts if intercepts.size else None
+    )
+    transform = str(o.attr("post_transform"))
+    if classes == 1:
+        label, scores = _binary_linear_classifier(b, scores, labels, transform)
+    else:
+        if len(labels) != classes:
+            raise LoweringError(f"{len(labels)} class labels for {classes} classes")
+        best = _arg_max(b, scores, 1)
+        label = b.gather(b.constant(np.array(labels, np.int64)), best, 0)
+        scores = _post_transform(b, scores, transform)
+    return [_fit(b, label, _out(op, 0).type), _fit(b, scores, _out(op, 1).type)]
+
+
+def _binary_linear_classifier(
+    b: CoreBuilder, score: SSAValue, labels: list[int], transform: str
+) -> tuple[SSAValue, SSAValue]:
+    """The label and scores of a LinearClassifier with a single score s per row."""
+    negative, positive = labels if len(labels) == 2 else (0, 1)
+    rows = ranked_shape(score)[0]
+    runtime = _shape_vector(b, score, 1, []) if rows < 0 else None
+    s = b.reshape(score, tensor(F32, [rows]), runtime)
+    chosen = b.compare("gt", s, b.splat(0, s))
+    label = b.select(chosen, _full(b, positive, i64, s), _full(b, negative, i64, s))
+    if len(labels) != 2:
+        return label, _post_transform(b, score, transform)
+    if transform not in ("NONE", "LOGISTIC"):
+        raise LoweringError(
+            f"binary LinearClassifier with post_transform {transform}: onnxruntime and the "
+            "ONNX reference disagree on its scores"
+        )
+    p = b.unary("sigmoid", score) if transform == "LOGISTIC" else score
+    return label, b.concat([b.binary("sub", b.splat(1, p), p), p], 1)
+
+
+# ---- tree ensembles -------------------------------------------------------------------------
+
+_PREDICATES = ("le", "lt", "ge", "gt", "eq", "ne")
+"""The core predicate of each node mode code below BRANCH_MEMBER (6)."""
+_MEMBER = 6
+_AGGREGATES = ("AVERAGE", "SUM", "MIN", "MAX")
+"""aggregate_function names by the integer code of TreeEnsemble."""
+
+
+@dataclass
+class _Forest:
+    """Trees as tables over slots: the interior nodes (0..n-1), then the leaves (n..).
+
+    A node sends a row to `true_next` or `false_next` (slots); a leaf slot
+    leads to itself, so after as many steps as the deepest path every row
+    rests on a leaf. `weights[l, t]` is what leaf l adds to target t, where
+    `hits[l, t]` says it contributes at all (for MIN and MAX).
+    """
+
+    features: np.ndarray
+    modes: np.ndarray
+    splits: np.ndarray
+    members: list[list[float]]
+    missing_true: np.ndarray
+    true_next: np.ndarray
+    false_next: np.ndarray
+    roots: np.ndarray
+    weights: np.ndarray
+    hits: np.ndarray
+
+    @property
+    def nodes(self) -> int:
+        return len(self.features)
+
+    @property
+    def leaves(self) -> int:
+        return len(self.weights)
+
+    def depth(self) -> int:
+        """The most interior nodes on a path from a root to a leaf."""
+        depth = np.zeros(self.nodes, np.int64)
+        state = np.zeros(self.nodes, np.int8)  # 0 new, 1 on the stack, 2 done
+        for root in self.roots.tolist():
+            if root >= self.nodes:
+                continue
+            stack = [root]
+            while stack:
+                n = stack[-1]
+                children = [c for c in (self.true_next[n], self.false_next[n]) if c < self.nodes]
+                if state[n] == 0:
+                    state[n] = 1
+                    for c in children:
+                        if state[c] == 1:
+                            raise LoweringError("a tree has a cycle")
+                        if state[c] == 0:
+                            stack.append(c)
+                    continue
+                stack.pop()
+                if state[n] == 1:
+                    state[n] = 2
+                    depth[n] = 1 + max((depth[c] for c in children), default=0)
+        top = [int(depth[r]) for r in self.roots.tolist() if r < self.nodes]
+        return max(top, default=0)
+
+    def check(self, features: int) -> None:
+        """Every branch leads to a slot and every node tests an existing feature."""
+        if not self.nodes:
+            raise LoweringError("a tree ensemble without nodes")
+        slots = self.nodes + self.leaves
+        for name, ids in (
+            ("true", self.true_next),
+            ("false", self.false_next),
+            ("root", self.roots),
+        ):
+            if ids.size and (ids.min() < 0 or ids.max() >= slots):
+                raise LoweringError(f"a {name} branch leads outside the tree")
+        if self.features.size and (
+            self.features.min() < 0 or (features >= 0 and self.features.max() >= features)
+        ):
+            raise LoweringError(f"a node tests a feature outside the {features} features")
+
+
+def _node_conditions(b: CoreBuilder, x: SSAValue, forest: _Forest) -> SSAValue:
+    """cond[r, s]: whether row r takes the true branch at slot s.
+
+    Leaf slots copy the first node's test: a leaf leads to itself either way.
+    """
+    slots = forest.nodes + forest.leaves
+    pad = forest.leaves
+    features = np.concatenate([forest.features, np.zeros(pad, np.int64)])
+    modes = np.concatenate([forest.modes, np.full(pad, forest.modes[0])])
+    splits = np.concatenate([forest.splits, np.zeros(pad)])
+    values = b.gather(x, b.constant(features), 1)  # [N, slots]
+
+    def spread(per_slot: np.ndarray, like: Attribute | None = None) -> SSAValue:
+        return _expand_like(b, b.constant(per_slot, like=like), [1], values)
+
+    cond: SSAValue | None = None
+    compared = sorted(set(modes.tolist()) - {_MEMBER})
+    threshold = spread(splits, values.type) if compared else None
+    for mode in compared:
+        assert threshold is not None
+        test = b.compare(_PREDICATES[mode], values, threshold)
+        cond = test if cond is None else b.select(spread(modes == mode), test, cond)
+    member = np.flatnonzero(modes == _MEMBER)
+    if member.size:
+        test = _membership(b, x, forest, member)  # [N, members]
+        position = np.zeros(slots, np.int64)
+        position[member] = np.arange(member.size)
+        test = b.gather(test, b.constant(position), 1)
+        cond = test if cond is None else b.select(spread(modes == _MEMBER), test, cond)
+    assert cond is not None
+    tracks = np.concatenate([forest.missing_true, np.zeros(pad, bool)])
+    if tracks.any():
+        missing = b.unary("isnan", values, tensor(IntegerType(1), ranked_shape(values)))
+        cond = b.binary("or", cond, b.binary("and", missing, spread(tracks)))
+    return cond
+
+
+def _membership(b: CoreBuilder, x: SSAValue, forest: _Forest, nodes: np.ndarray) -> SSAValue:
+    """[N, len(nodes)]: whether each row's feature is in each BRANCH_MEMBER node's set."""
+    sets = [forest.members[n] for n in nodes.tolist()]
+    width = max((len(s) for s in sets), default=1) or 1
+    table = np.full((len(sets), width), np.nan)
+    for i, s in enumerate(sets):
+        table[i, : len(s)] = s
+    values = b.gather(x, b.constant(forest.features[nodes]), 1)  # [N, M]
+    rows = ranked_shape(values)[0]
+    out = [rows, len(sets), width]
+    shape = _shape_vector(b, values, 1, out[1:]) if rows < 0 else None
+    left = _expand(b, values, [0, 1], out, shape)
+    right = _expand(b, b.constant(table, like=x.type), [1, 2], out, shape)
+    return b.reduce("or", b.compare("eq", left, right), [2])
+
+
+def _walk(b: CoreBuilder, x: SSAValue, forest: _Forest) -> SSAValue:
+    """The leaf (0..leaves-1) each row reaches in each tree: [N, trees] i64."""
+    cond = _node_conditions(b, x, forest)
+    rows = ranked_shape(x)[0]
+    trees = forest.roots.size
+    shape = _shape_vector(b, x, 1, [trees]) if rows < 0 else None
+    at = _expand(b, b.constant(forest.roots.astype(np.int64)), [1], [rows, trees], shape)
+    true_next, false_next = b.constant(forest.true_next), b.constant(forest.false_next)
+    for _ in range(forest.depth()):
+        go_true = _gather_elements(b, cond, at, 1)
+        at = b.select(go_true, b.gather(true_next, at, 0), b.gather(false_next, at, 0))
+    return b.binary("sub", at, b.splat(forest.nodes, at))
+
+
+def _aggregate(
+    b: CoreBuilder, leaves: SSAValue, forest: _Forest, how: str, element: Attribute
+) -> SSAValue:
+    """Combine the leaves' contributions per target: [N, trees] → [N, targets].
+
+    A target no leaf contributes to is 0 (as in onnxruntime).
+    """
+    dtype = numpy_dtype(element)
+    if how in ("SUM", "AVERAGE"):
+        total = b.reduce(
+            "sum", b.gather(b.constant(forest.weights.astype(dtype)), leaves, 0), [1]
+        )
+        if how == "AVERAGE":
+            total = b.binary("div", total, b.splat(forest.roots.size, total))
+        return total
+    if how not in ("MIN", "MAX"):
+        raise LoweringError(f"unknown aggregate_function '{how}'")
+    absent = np.inf if how == "MIN" else -np.inf
+    table = np.where(forest.hits, forest.weights, absent).astype(dtype)
+    best = b.reduce(how.lower(), b.gather(b.constant(table), leaves, 0), [1])
+    hit = b.reduce("or", b.gather(b.constant(forest.hits), leaves, 0), [1])
+    return b.select(hit, best, b.splat(0, best))
+
+
+def _forest_v5(b: CoreBuilder, op: OnnxOp) -> _Forest:
+    """The tables of a TreeEnsemble (ai.onnx.ml 5) from its attributes."""
+    modes = _tensor_attr(b, op, "nodes_modes")
+    splits = _tensor_attr(b, op, "nodes_splits")
+    weights = _tensor_attr(b, op, "leaf_weights")
+    assert modes is not None and splits is not None and weights is not None
+    modes = modes.reshape(-1).astype(np.int64)
+    nodes = modes.size
+    if modes.size and (modes.min() < 0 or modes.max() > _MEMBER):
+        raise LoweringError(f"unknown node modes {sorted(set(modes.tolist()))}")
+    targets = _ints(op, "leaf_targetids")
+    weights = weights.reshape(-1).astype(np.float64)
+    n_targets = op.attr("n_targets")
+    count = int(n_targets) if n_targets is not None else max(targets, default=-1) + 1  # type: ignore[call-overload]
+    if len(targets) != weights.size or any(not 0 <= t < count for t in targets):
+        raise LoweringError("leaf_targetids and leaf_weights disagree with n_targets")
+    table = np.zeros((weights.size, count))
+    hits = np.zeros((weights.size, count), bool)
+    table[np.arange(weights.size), targets] = weights
+    hits[np.arange(weights.size), targets] = True
+
+    def branch(ids: str, leafs: str) -> np.ndarray:
+        where = np.array(_ints(op, ids), np.int64)
+        is_leaf = np.array(_ints(op, leafs), bool)
+        if where.size != nodes or is_leaf.size != nodes:
+            raise LoweringError(f"{ids} and {leafs} need one entry per node")
+        limit = np.where(is_leaf, weights.size, nodes)
+        if ((where < 0) | (where >= limit)).any():
+            raise LoweringError(f"{ids} names a node or leaf that does not exist")
+        return np.where(is_leaf, where + nodes, where)
+
+    members: list[list[float]] = [[] for _ in range(nodes)]
+    if (modes == _MEMBER).any():
+        values = _tensor_attr(b, op, "membership_values")
+        if values is None:
+            raise LoweringError("BRANCH_MEMBER nodes need membership_values")
+        groups = np.split(values.reshape(-1), np.flatnonzero(np.isnan(values.reshape(-1))))
+        groups = [g[~np.isnan(g)] for g in groups]
+        for n, group in zip(np.flatnonzero(modes == _MEMBER).tolist(), groups, strict=False):
+            members[n] = group.tolist()
+    tracks = np.array(_ints(op, "nodes_missing_value_tracks_true") or [0] * nodes, bool)
+    return _Forest(
+        features=np.array(_ints(op, "nodes_featureids"), np.int64),
+        modes=modes,
+        splits=splits.reshape(-1).astype(np.float64),
+        members=members,
+        missing_true=tracks,
+        true_next=np.concatenate(
+            [branch("nodes_truenodeids", "nodes_trueleafs"), nodes + np.arange(weights.size)]
+        ),
+        false_next=np.concatenate(
+            [branch("nodes_falsenodeids", "nodes_falseleafs"), nodes + np.arange(weights.size)]
+        ),
+        roots=np.array(_ints(op, "tree_roots"), np.int64),
+        weights=table,
+        hits=hits,
+    )
+
+
+def _code_name(names: tuple[str, ...], code: object, what: str) -> str:
+    if not isinstance(code, int) or not 0 <= code < len(names):
+        raise LoweringError(f"unknown {what} {code}")
+    return names[code]
+
+
+@lowers("TreeEnsemble", domain=ML)
+def tree_ensemble(b: CoreBuilder, op: Operation) -> Results:
+    """Walk every tree for every row, aggregate the leaves per target, post-transform.
+
+    post_transform codes follow the spec (1 = SOFTMAX, 2 = LOGISTIC).
+    """
+    o = as_onnx(op)
+    x = _rows(b, _input(op))
+    forest = _forest_v5(b, o)
+    forest.check(ranked_shape(x)[1])
+    how = _code_name(_AGGREGATES, o.attr("aggregate_function"), "aggregate_function")
+    scores = _aggregate(b, _walk(b, x, forest), forest, how, element_of(x.type))
+    transform = _code_name(_TRANSFORMS, o.attr("post_transform"), "post_transform")
+    scores = _post_transform(b, scores, transform)
+    return [_fit(b, scores, _out(op).type)]
+
+
+# ---- support vector machines --------------------------------------------------------------
+
+
+def _svm_kernel(
+    b: CoreBuilder, x: SSAValue, vectors: np.ndarray, kind: str, params: Sequence[float]
+) -> SSAValue:
+    """kernel(x_n, vector_v) for all rows and vectors: [N, V].
+
+    `params` are gamma, coef0 and degree (0 when absent, as in onnxruntime).
+    """
+    gamma, coef0, degree = (list(params) + [0.0, 0.0, 0.0])[:3]
+    if kind == "RBF":
+        rows = ranked_shape(x)[0]
+        out = [rows, *vectors.shape]
+        shape = _shape_vector(b, x, 1, list(vectors.shape)) if rows < 0 else None
+        spread = _expand(b, x, [0, 2], out, shape)
+        diff = b.binary(
+            "sub", spread, _expand(b, b.constant(vectors, like=x.type), [1, 2], out, shape)
+        )
+        distance = b.reduce("sum", b.binary("mul", diff, diff), [2])
+        return b.unary("exp", b.binary("mul", distance, b.splat(-gamma, distance)))
+    dot = _linear(b, x, vectors, None)
+    if kind == "LINEAR":
+        return dot
+    if kind not in ("POLY", "SIGMOID"):
+        raise LoweringError(f"unknown kernel_type '{kind}'")
+    scaled = b.binary("add", b.binary("mul", dot, b.splat(gamma, dot)), b.splat(coef0, dot))
+    if kind == "SIGMOID":
+        return b.unary("tanh", scaled)
+    return b.binary("pow", scaled, b.splat(degree, scaled))
+
+
+@lowers("SVMRegressor", domain=ML)
+def svm_regressor(b: CoreBuilder, op: Operation) -> Results:
+    """Σ_v coefficients[v]·kernel(x, support_vector[v]) + rho, in float32.
+
+    Without support vectors it is the linear model x · coefficients + rho;
+    `one_class` maps the score to ±1. Like onnxruntime (and unlike the
+    spec), post_transform is not applied.
+    """
+    o = as_onnx(op)
+    x = _rows(b, b.cast(_input(op), F32))
+    features = ranked_shape(x)[1]
+    coefficients = np.array(_floats(o, "coefficients"), np.float32)
+    rho = _floats(o, "rho")
+    supports = int(o.attr("n_supports"))  # type: ignore[call-overload]
+    if not rho or not coefficients.size:
+        raise LoweringError("SVMRegressor needs coefficients and rho")
+    if supports > 0:
+        vectors = np.array(_floats(o, "support_vectors"), np.float32)
+        width = vectors.size // supports
+        if vectors.size % supports or coefficients.size != supports:
+            raise LoweringError(
+                f"{vectors.size} support vector values and {coefficients.size} coefficients "
+                f"for {supports} support vectors"
+            )
+        if features >= 0 and width != features:
+            raise LoweringError(f"support vectors of {width} features for {features} features")
+        kernel = _svm_kernel(
+            b,
+            x,
+            vectors.reshape(supports, -1),
+            str(o.attr("kernel_type")),
+            _floats(o, "kernel_params"),
+        )
+        score = _linear(b, kernel, coefficients.reshape(1, -1), np.array(rho[:1], np.float32))
+    else:
+        if features >= 0 and coefficients.size != features:
+            raise LoweringError(f"{coefficients.size} coefficients for {features} features")
+        score = _linear(b, x, coefficients.reshape(1, -1), np.array(rho[:1], np.float32))
+    if o.attr("one_class"):
+        positive = b.compare("gt", score, b.splat(0, score))
+        score = b.select(positive, b.splat(1, score), b.splat(-1, score))
+    return [_fit(b, score, _out(op).type)]
