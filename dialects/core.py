@@ -56,12 +56,13 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from rung.dialects.onnx.base import print_location
+from rung.dialects.wrapper_type import WrapperType
 
 I1 = IntegerType(1)
 
@@ -992,7 +993,7 @@ class LoopOp(CoreOp):
 
 
 @irdl_attr_definition
-class ListType(ParametrizedAttribute, TypeAttribute):
+class ListType(WrapperType):
     """`!core.list<tensor<...>>`: an ordered list of tensors of one element type.
 
     Frameworks have lists of tensors (ONNX sequences) whose elements may differ
@@ -1004,15 +1005,6 @@ class ListType(ParametrizedAttribute, TypeAttribute):
     name = "core.list"
 
     element_type: Attribute
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
 
     def verify(self) -> None:
         if not isinstance(self.element_type, TensorType | UnrankedTensorType):
@@ -1206,7 +1198,7 @@ class ListStackOp(CoreOp):
 
 
 @irdl_attr_definition
-class OptionalType(ParametrizedAttribute, TypeAttribute):
+class OptionalType(WrapperType):
     """`!core.optional<T>`: a value of type T (a tensor or a `!core.list`), or none.
 
     Frameworks pass values that may be absent (ONNX optionals); a type of its
@@ -1216,15 +1208,6 @@ class OptionalType(ParametrizedAttribute, TypeAttribute):
     name = "core.optional"
 
     element_type: Attribute
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
 
     def verify(self) -> None:
         if not isinstance(self.element_type, TensorType | UnrankedTensorType | ListType):

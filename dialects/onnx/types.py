@@ -22,6 +22,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from rung.dialects.wrapper_type import WrapperType
+
 
 @irdl_attr_definition
 class StringType(ParametrizedAttribute, TypeAttribute):
@@ -42,39 +44,21 @@ class UnknownType(ParametrizedAttribute, TypeAttribute):
 
 
 @irdl_attr_definition
-class SeqType(ParametrizedAttribute, TypeAttribute):
+class SeqType(WrapperType):
     """An ONNX sequence, `seq(T)`: an ordered list of values of type T."""
 
     name = "onnx.seq"
 
     element_type: Attribute
 
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
-
 
 @irdl_attr_definition
-class OptType(ParametrizedAttribute, TypeAttribute):
+class OptType(WrapperType):
     """An ONNX optional, `optional(T)`: either a value of type T or nothing."""
 
     name = "onnx.opt"
 
     element_type: Attribute
-
-    def print_parameters(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_attribute(self.element_type)
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        with parser.in_angle_brackets():
-            return (parser.parse_type(),)
 
 
 @irdl_attr_definition
