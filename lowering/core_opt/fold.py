@@ -1,5 +1,7 @@
 """`core-fold-constants`: evaluate core ops whose operands are all constants.
 
+(And the shape of a statically shaped tensor is a constant too.)
+
 Exporters compute shapes, pads and masks with chains of small ops on
 constants; the ONNX → core lowering already folds what a handler needs to
 see, but whatever is left (and whatever later passes expose) is folded here
@@ -56,6 +58,11 @@ class FoldConstantOp(RewritePattern):
     """Replace a foldable op by `core.constant`s of its results."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, core.ShapeOfOp) and is_static(op.input.type):
+            shape = op.input.type.get_shape()  # type: ignore[attr-defined]
+            builder = CoreBuilder(rewriter, op)
+            rewriter.replace(op, [], [builder.constant(np.array(shape, np.int64))])
+            return
         if not foldable(op):
             return
         values = [constant_array(r) for r in op.results]

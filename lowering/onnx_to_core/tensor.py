@@ -535,9 +535,35 @@ def expand(b: CoreBuilder, op: Operation) -> Results:
     target = _fold_ints(shape_v)
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
-        raise LoweringError("Expand to a dynamic shape (needs a constant shape, static input)")
+        assert shape_v is not None
+        return [_runtime_expand(b, x, shape_v, out)]
     static = tensor(element_of(x.type), np.broadcast_shapes(in_shape, tuple(target)))
     return [b.retype(b.broadcast_to(x, static), out)]
+
+
+def _runtime_expand(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, out: Attribute) -> SSAValue:
+    """Expand to a shape known at run time: ONNX's two-way broadcast of x's shape and it.
+
+    Both shapes are left-padded with ones to the result rank; a dim of 1 yields
+    to the other side's.
+    """
+    count = ranked_shape(shape_v)[0]
+    if count < 0:
+        raise LoweringError("Expand to a shape of unknown length")
+    in_shape = ranked_shape(x)
+    rank = max(count, len(in_shape))
+
+    def padded(dims: SSAValue, n: int) -> SSAValue:
+        if n == rank:
+            return dims
+        return b.concat([b.constant(np.ones(rank - n, np.int64)), dims], 0)
+
+    target = padded(b.cast(shape_v, i64), count)
+    dims = padded(b.shape_of(x), len(in_shape))
+    shape = b.select(b.compare("eq", target, b.splat(1, target)), dims, target)
+    declared = shape_of_type(out)
+    result = out if declared is not None else tensor(element_of(x.type), [-1] * rank)
+    return b.broadcast_to(x, result, shape=shape)
 
 
 @lowers("Tile")

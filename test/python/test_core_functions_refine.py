@@ -173,3 +173,16 @@ def test_folding_keeps_every_function_s_results() -> None:
         got = run_function(after, name, args)
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(("x_shape", "target"), [((3, 1), [2, 3, 4]), ((2, 1, 4), [3, 1]), ((1,), [1])])
+def test_run_time_expand_matches_onnxruntime(x_shape: tuple, target: list[int]) -> None:
+    rank = max(len(x_shape), len(target))
+    model = model_of(
+        [helper.make_node("Expand", ["x", "s"], ["y"])],
+        [helper.make_tensor_value_info("x", F, list(x_shape)),
+         helper.make_tensor_value_info("s", I64, [len(target)])],
+        [helper.make_tensor_value_info("y", F, [f"d{i}" for i in range(rank)])],
+    )
+    feeds = {"x": RNG.standard_normal(x_shape).astype(np.float32), "s": np.array(target, np.int64)}
+    np.testing.assert_array_equal(core_run(model, feeds)[0], ort_run(model, feeds)[0])

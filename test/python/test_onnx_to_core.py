@@ -22,21 +22,21 @@ F8 = "float8e8m0 rounding (round_mode) is not implemented in the core interprete
 RUNTIME_AXES = "reduction axes given at run time, and keepdims=0 or a result of unknown rank"
 UNRANKED = "elementwise op on unranked values of different types inside a Loop body"
 SCAN_UNRANKED = "Scan outputs typed unranked by ONNX: core.loop results need a rank"
-DYNAMIC_EXPAND = "Expand to a shape computed at run time from data"
+RUNTIME_GRID_SIZE = "AffineGrid with a run-time size: Expand and Squeeze on shapes of unknown length"
 STRINGS = "string tensors have no core lowering"
 RANDOM = "training-mode Dropout draws random masks"
 RANDOM_UNIFORM = "Bernoulli draws random numbers (RandomUniformLike)"
 MAXPOOL_INDICES = "MaxPool's Indices output is not lowered"
 RUNTIME_SEQ_LENS = "LSTM with run-time sequence_lens (needs per-batch masking)"
 KNOWN_FAILURES = {
-    "test_affine_grid_2d": DYNAMIC_EXPAND,
-    "test_affine_grid_2d_align_corners": DYNAMIC_EXPAND,
-    "test_affine_grid_2d_align_corners_expanded": DYNAMIC_EXPAND,
-    "test_affine_grid_2d_expanded": DYNAMIC_EXPAND,
-    "test_affine_grid_3d": DYNAMIC_EXPAND,
-    "test_affine_grid_3d_align_corners": DYNAMIC_EXPAND,
-    "test_affine_grid_3d_align_corners_expanded": DYNAMIC_EXPAND,
-    "test_affine_grid_3d_expanded": DYNAMIC_EXPAND,
+    "test_affine_grid_2d": RUNTIME_GRID_SIZE,
+    "test_affine_grid_2d_align_corners": RUNTIME_GRID_SIZE,
+    "test_affine_grid_2d_align_corners_expanded": RUNTIME_GRID_SIZE,
+    "test_affine_grid_2d_expanded": RUNTIME_GRID_SIZE,
+    "test_affine_grid_3d": RUNTIME_GRID_SIZE,
+    "test_affine_grid_3d_align_corners": RUNTIME_GRID_SIZE,
+    "test_affine_grid_3d_align_corners_expanded": RUNTIME_GRID_SIZE,
+    "test_affine_grid_3d_expanded": RUNTIME_GRID_SIZE,
     "test_ai_onnx_ml_label_encoder_string_int": STRINGS,
     "test_ai_onnx_ml_label_encoder_string_int_no_default": STRINGS,
     "test_ai_onnx_ml_label_encoder_tensor_mapping": STRINGS,

@@ -47,3 +47,12 @@ func.func @not_folded(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<512x512xf32>)
   %big = core.unary exp(%b) : (tensor<512x512xf32>) -> tensor<512x512xf32>
   func.return %y, %big : tensor<2xi64>, tensor<512x512xf32>
 }
+
+// The shape of a statically shaped tensor is a constant.
+// CHECK-LABEL: func.func @static_shape(%x: tensor<2x5xf32>)
+// CHECK-NEXT:    %s = core.constant() {value = dense<[2, 5]> : tensor<2xi64>} : () -> tensor<2xi64>
+// CHECK-NEXT:    func.return %s
+func.func @static_shape(%x: tensor<2x5xf32>) -> tensor<2xi64> {
+  %s = core.shape_of(%x) : (tensor<2x5xf32>) -> tensor<2xi64>
+  func.return %s : tensor<2xi64>
+}
