@@ -129,10 +129,6 @@ def _channel(b: CoreBuilder, v: SSAValue, x: SSAValue, axis: int = 1) -> SSAValu
     return _expand(b, v, [axis], x)
 
 
-def _const_f(b: CoreBuilder, value: float, like: SSAValue) -> SSAValue:
-    return b.splat(value, like)
-
-
 def _pool(
     b: CoreBuilder,
     kind: str,

@@ -24,6 +24,7 @@ from .builder import (
     LoweringError,
     as_onnx,
     constant_array,
+    constant_ints,
     element_of,
     int_attr,
     is_static,
@@ -44,25 +45,11 @@ def _out(op: Operation, i: int = 0) -> SSAValue:
     return op.results[i]
 
 
-
 def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
     shape = ranked_shape(v)
     if any(d < 0 for d in shape):
         raise LoweringError(f"{what} needs a static shape, got {list(shape)}")
     return shape
-
-
-def _fold_ints(value: SSAValue | None) -> list[int] | None:
-    array = constant_array(value)
-    return None if array is None else [int(v) for v in array.reshape(-1)]
-
-
-
-def _required_ints(value: SSAValue | None, what: str) -> list[int]:
-    ints = _fold_ints(value)
-    if ints is None:
-        raise LoweringError(f"{what} must be a constant")
-    return ints
 
 
 def _reshape_to_result(
@@ -115,7 +102,7 @@ def reshape(b: CoreBuilder, op: Operation) -> Results:
     out = _out(op).type
     if is_static(out):
         return [b.reshape(x, out)]
-    target = _fold_ints(shape_v)
+    target = constant_ints(shape_v)
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
         assert shape_v is not None
@@ -195,14 +182,14 @@ def reshape_like(b: CoreBuilder, op: Operation) -> Results:
             axis = axis + len(shape) if axis < 0 else axis
             target = [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
         elif kind == "Squeeze":
-            axes = _fold_ints(axes_v) if axes_v is not None else None
+            axes = constant_ints(axes_v) if axes_v is not None else None
             if axes_v is None:
                 target = [d for d in shape if d != 1]
             elif axes is not None:
                 drop = {normalize_axis(a, len(shape)) for a in axes}
                 target = [d for i, d in enumerate(shape) if i not in drop]
         else:
-            axes = _fold_ints(axes_v)
+            axes = constant_ints(axes_v)
             if axes is not None:
                 rank = len(shape) + len(axes)
                 ones = {normalize_axis(a, rank) for a in axes}
@@ -221,7 +208,7 @@ def _dynamic_squeeze(
     """Squeeze/Unsqueeze of a dynamically shaped input: the runtime shape is
     `shape_of(x)` with the squeezed dims dropped or 1s inserted."""
     shape = ranked_shape(x)
-    axes = _fold_ints(axes_v)
+    axes = constant_ints(axes_v)
     if axes is None:
         raise LoweringError("Squeeze/Unsqueeze of a dynamic input needs constant axes")
     in_shape = b.shape_of(x)
@@ -293,7 +280,7 @@ def split(b: CoreBuilder, op: Operation) -> Results:
     outputs = len(op.results)
     result_dims = [ranked_shape(r)[axis] for r in op.results]
     if split_v is not None:
-        sizes = _fold_ints(split_v) or result_dims
+        sizes = constant_ints(split_v) or result_dims
         if any(d < 0 for d in sizes):
             raise LoweringError("Split's split input must be a constant (or the parts static)")
     else:
@@ -322,9 +309,9 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
     assert x is not None
     shape = ranked_shape(x)
     rank = len(shape)
-    starts, ends = _fold_ints(starts_v), _fold_ints(ends_v)
-    axes = _fold_ints(axes_v) if axes_v is not None else None
-    steps = _fold_ints(steps_v) if steps_v is not None else None
+    starts, ends = constant_ints(starts_v), constant_ints(ends_v)
+    axes = constant_ints(axes_v) if axes_v is not None else None
+    steps = constant_ints(steps_v) if steps_v is not None else None
     if starts is None or ends is None or (axes_v is not None and axes is None) or (
         steps_v is not None and steps is None
     ):
@@ -532,7 +519,7 @@ def expand(b: CoreBuilder, op: Operation) -> Results:
     out = _out(op).type
     if is_static(out):
         return [b.broadcast_to(x, out)]
-    target = _fold_ints(shape_v)
+    target = constant_ints(shape_v)
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
         assert shape_v is not None
@@ -572,7 +559,7 @@ def tile(b: CoreBuilder, op: Operation) -> Results:
     x, repeats_v = _inputs(op)[:2]
     assert x is not None
     shape = _static_shape(x, "Tile")
-    repeats = _fold_ints(repeats_v)
+    repeats = constant_ints(repeats_v)
     if repeats is None:
         # A runtime repeats input: the inferred result shape still fixes it.
         out_shape = _static_shape(_out(op), "Tile with runtime repeats")
@@ -600,8 +587,8 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
     value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
     mode = str(as_onnx(op).attr("mode"))
     out = _out(op).type
-    pads = _fold_ints(pads_v)
-    axes = list(range(rank)) if axes_v is None else _fold_ints(axes_v)
+    pads = constant_ints(pads_v)
+    axes = list(range(rank)) if axes_v is None else constant_ints(axes_v)
     if pads is None or axes is None:
         return [_runtime_pad(b, x, value, pads_v, axes_v, mode, out)]
     axes = [normalize_axis(a, rank) for a in axes]
@@ -747,7 +734,7 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
     o = as_onnx(op)
     out = _out(op).type
     element = element_of(out)
-    shape = list(ranked_shape(out)) if is_static(out) else _fold_ints(_inputs(op)[0])
+    shape = list(ranked_shape(out)) if is_static(out) else constant_ints(_inputs(op)[0])
     shape_v = _inputs(op)[0]
     if shape is None and (shape_v is None or not is_static(shape_v.type)):
         raise LoweringError("ConstantOfShape needs a shape of static rank")
@@ -786,7 +773,7 @@ def trilu(b: CoreBuilder, op: Operation) -> Results:
     if k_v is None:
         k = b.splat(0, diff)
     else:
-        k_const = _fold_ints(k_v)
+        k_const = constant_ints(k_v)
         if k_const is not None:
             k = b.splat(k_const[0], diff)
         else:
