@@ -45,11 +45,12 @@ def _fresh_builtin() -> Dialect:
 def context(allow_unregistered: bool = False) -> Context:
     """A Context with every rung dialect (and the xDSL ones they build on) loaded."""
     from .core import Core
+    from .kernel import Kernel
     from .onnx import ONNX
 
     ctx = Context(allow_unregistered=allow_unregistered)
     ctx.load_dialect(_fresh_builtin())
-    for dialect in (Func, Arith, Math, Scf, ONNX, Core):
+    for dialect in (Func, Arith, Math, Scf, ONNX, Core, Kernel):
         ctx.load_dialect(dialect)
     for name, loader in _EXTRA_DIALECTS.items():
         if name not in ctx.registered_dialect_names:

@@ -15,7 +15,23 @@ module, with `register_pass` / `register_pipeline`. Passes are registered as
 
         return OnnxToCorePass
 
-    register_pass("convert-onnx-to-core", _onnx_to_core)
+    def _core_to_kernel() -> type[ModulePass]:
+    from rung.lowering.core_to_kernel import CoreToKernelPass
+
+    return CoreToKernelPass
+
+
+def _kernel_opt(module: str, cls: str) -> PassFactory:
+    def factory() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"rung.lowering.kernel_opt.{module}"), cls)
+
+    return factory
+
+
+register_pass("convert-onnx-to-core", _onnx_to_core)
+register_pass("convert-core-to-kernel", _core_to_kernel)
     register_pipeline("lower-to-core", "convert-onnx-to-core,canonicalize,cse",
                       "lower the onnx dialect to the core dialect")
 
@@ -283,12 +299,43 @@ def _fold_constants() -> type[ModulePass]:
     return FoldConstantsPass
 
 
+def _core_to_kernel() -> type[ModulePass]:
+    from rung.lowering.core_to_kernel import CoreToKernelPass
+
+    return CoreToKernelPass
+
+
+def _kernel_opt(module: str, cls: str) -> PassFactory:
+    def factory() -> type[ModulePass]:
+        import importlib
+
+        return getattr(importlib.import_module(f"rung.lowering.kernel_opt.{module}"), cls)
+
+    return factory
+
+
 register_pass("convert-onnx-to-core", _onnx_to_core)
+register_pass("convert-core-to-kernel", _core_to_kernel)
 register_pass("core-fold-constants", _fold_constants)
 register_pipeline(
     "lower-to-core",
     "convert-onnx-to-core,core-fold-constants,cse,dce",
     "lower the onnx dialect to the core dialect, folding constants",
+)
+register_pass("kernel-fuse-elementwise", _kernel_opt("fuse", "FuseElementwisePass"))
+register_pass("kernel-interchange", _kernel_opt("interchange", "InterchangePass"))
+register_pass("kernel-tile", _kernel_opt("tile", "TilePass"))
+register_pass("kernel-parallelize", _kernel_opt("parallelize", "ParallelizePass"))
+register_pass("kernel-plan-memory", _kernel_opt("memory_plan", "PlanMemoryPass"))
+register_pipeline(
+    "optimize-kernel",
+    "kernel-fuse-elementwise,cse,dce,kernel-interchange,kernel-tile,kernel-parallelize",
+    "optimize loop nests of the kernel dialect: fuse, interchange, tile, parallelize",
+)
+register_pipeline(
+    "lower-to-kernel",
+    "lower-to-core,convert-core-to-kernel,cse,dce,optimize-kernel,kernel-plan-memory",
+    "lower to the kernel dialect: buffers, loop nests, optimized, with a memory plan",
 )
 
 

@@ -1,0 +1,821 @@
+"""The kernel dialect: buffers, loop nests over them, loads and stores.
+
+This is the last level before C. Tensors have become buffers (builtin
+`memref` types, always contiguous and row-major), every buffer is allocated
+explicitly, and every computation is a loop nest whose body loads scalars,
+computes with xDSL's `arith` and `math` ops and stores them.
+
+    %y = kernel.alloc(%n) : memref<?x64xf32>
+    kernel.loop (%i, %j) in (%n, 64) [parallel, parallel] {
+      %a = kernel.load %x[%i, %j] : memref<?x64xf32>
+      %r = arith.maximumf %a, %zero : f32
+      kernel.store %r, %y[%i, %j] : memref<?x64xf32>
+    }
+    %s = kernel.loop (%k) in (64) [reduction] iter_args(%acc = %zero : f32) -> f32 {
+      %a = kernel.load %x[%c0, %k] : memref<?x64xf32>
+      %t = arith.addf %acc, %a : f32
+      kernel.yield %t : f32
+    }
+
+Why these choices:
+- One `kernel.loop` op holds a whole nest, each dim marked `parallel` or
+  `reduction`, so tiling, interchange and OpenMP decisions look at one op
+  rather than rediscovering a nest from nested single loops. Bounds are static
+  numbers or index values (run-time sizes); loops count from 0 with a static
+  step.
+- Scalars carry their element type unchanged (`ui8` stays `ui8`), so C code
+  generation picks the C type, and signedness, from the value's type.
+- Buffers are contiguous, so a reshape is a `kernel.view` of the same storage
+  and costs nothing; the memory plan treats a view as a use of its source.
+- `kernel.alloc` has an `offset` once the memory plan has placed it in the
+  scratch arena; buffers of run-time size are heap allocations instead.
+- Hot ops may stay whole as microkernel ops (`kernel.matmul`) or library
+  calls (`kernel.call`), implemented in the C runtime header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AnyAttr,
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsTerminator,
+    MemoryAllocEffect,
+    MemoryFreeEffect,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    Pure,
+    RecursiveMemoryEffect,
+)
+from xdsl.utils.exceptions import VerifyException
+
+DYNAMIC = -1
+"""A loop bound known only at run time (in `static_bounds`). Buffer dims use
+the builtin `?` (any negative number from `get_shape()`)."""
+
+ITERATORS = ("parallel", "reduction")
+
+
+def _ints(attr: Attribute | None) -> tuple[int, ...]:
+    if attr is None:
+        return ()
+    assert isinstance(attr, DenseArrayBase)
+    return tuple(int(v) for v in attr.get_values())
+
+
+def ints(values: Sequence[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` property value."""
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def _memref(op: Operation, value: SSAValue, what: str) -> MemRefType:
+    if not isinstance(value.type, MemRefType):
+        raise VerifyException(f"{op.name}: {what} must be a memref, got {value.type}")
+    return value.type
+
+
+def _check_indices(op: Operation, buffer: MemRefType, indices: Sequence[SSAValue]) -> None:
+    rank = len(buffer.get_shape())
+    if len(indices) != rank:
+        raise VerifyException(
+            f"{op.name}: {len(indices)} indices for a buffer of rank {rank} ({buffer})"
+        )
+    for i, v in enumerate(indices):
+        if not isinstance(v.type, IndexType):
+            raise VerifyException(f"{op.name}: index {i} has type {v.type}, expected index")
+
+
+def _print_memref_suffix(printer: Printer, op: Operation, types: Sequence[Attribute]) -> None:
+    printer.print_string(" : ")
+    printer.print_list(types, printer.print_attribute)
+
+
+def _parse_index_list(parser: Parser, delim: Parser.Delimiter) -> list[UnresolvedOperand]:
+    return parser.parse_comma_separated_list(delim, parser.parse_unresolved_operand)
+
+
+# ---- buffers -------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A new buffer; one index operand per `?` dim, in order.
+
+    `offset` (bytes into the scratch arena) is set by the memory plan; an
+    alloc without one is a heap allocation, released by `kernel.dealloc` or
+    at the end of the run.
+    """
+
+    name = "kernel.alloc"
+
+    dynamic_sizes = var_operand_def(IndexType)
+    result = result_def(MemRefType)
+    offset = opt_prop_def(IntegerAttr)
+    traits = traits_def(MemoryAllocEffect())
+
+    def __init__(self, type: MemRefType, dynamic_sizes: Sequence[SSAValue] = ()) -> None:
+        super().__init__(operands=[list(dynamic_sizes)], result_types=[type])
+
+    def verify_(self) -> None:
+        dynamic = sum(1 for d in self.result.type.get_shape() if d < 0)
+        if dynamic != len(self.dynamic_sizes):
+            raise VerifyException(
+                f"kernel.alloc: {self.result.type} has {dynamic} dynamic dims but "
+                f"{len(self.dynamic_sizes)} sizes are given"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list(self.dynamic_sizes, printer.print_ssa_value)
+        printer.print_string(")")
+        if self.offset is not None or self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AllocOp:
+        sizes = _parse_index_list(parser, parser.Delimiter.PAREN)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+        operands = parser.resolve_operands(sizes, [IndexType()] * len(sizes), parser.pos)
+        op = cls.create(operands=operands, result_types=[type])
+        if "offset" in attrs:
+            op.properties["offset"] = attrs.pop("offset")
+        op.attributes.update(attrs)
+        return op
+
+
+@irdl_op_definition
+class DeallocOp(IRDLOperation):
+    """Releases a heap buffer after its last use."""
+
+    name = "kernel.dealloc"
+
+    buffer = operand_def(MemRefType)
+    traits = traits_def(MemoryFreeEffect())
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+
+    def __init__(self, buffer: SSAValue) -> None:
+        super().__init__(operands=[buffer])
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A read-only buffer holding a constant (weights): dense or resource data.
+
+    Code generation keeps small constants in the C source and puts large ones
+    in the side file of weights.
+    """
+
+    name = "kernel.constant"
+
+    value = prop_def(AnyAttr())
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: Attribute, type: MemRefType) -> None:
+        super().__init__(properties={"value": value}, result_types=[type])
+
+    def verify_(self) -> None:
+        if not isinstance(self.value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+            raise VerifyException(f"kernel.constant: unsupported value {self.value}")
+        vt = self.value.type
+        rt = self.result.type
+        if tuple(vt.get_shape()) != tuple(rt.get_shape()) or vt.element_type != rt.element_type:  # type: ignore[attr-defined]
+            raise VerifyException(f"kernel.constant: value of type {vt} for a buffer {rt}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        pos = parser.pos
+        value = parser.parse_attribute()
+        vt = getattr(value, "type", None)
+        if not isinstance(vt, TensorType):
+            parser.raise_error("kernel.constant: expected a dense or dense_resource value", pos)
+        return cls(value, MemRefType(vt.element_type, vt.get_shape()))
+
+
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """The run-time size of one dim of a buffer."""
+
+    name = "kernel.dim"
+
+    buffer = operand_def(MemRefType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, buffer: SSAValue, dim: int) -> None:
+        super().__init__(
+            operands=[buffer], properties={"dim": IntegerAttr(dim, i64)}, result_types=[IndexType()]
+        )
+
+    def verify_(self) -> None:
+        rank = len(_memref(self, self.buffer, "the operand").get_shape())
+        if not 0 <= self.dim.value.data < rank:
+            raise VerifyException(f"kernel.dim: dim {self.dim.value.data} of a rank-{rank} buffer")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.buffer)
+        printer.print_string(f"[{self.dim.value.data}] : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DimOp:
+        buffer = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        dim = parser.parse_integer()
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+        return cls(parser.resolve_operand(buffer, type), dim)
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """The same storage seen with another shape (a free reshape); `?` dims as operands."""
+
+    name = "kernel.view"
+
+    source = operand_def(MemRefType)
+    dynamic_sizes = var_operand_def(IndexType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, source: SSAValue, type: MemRefType, dynamic_sizes: Sequence[SSAValue] = ()
+    ) -> None:
+        super().__init__(operands=[source, list(dynamic_sizes)], result_types=[type])
+
+    def verify_(self) -> None:
+        src = _memref(self, self.source, "the source")
+        out = self.result.type
+        if src.element_type != out.element_type:
+            raise VerifyException("kernel.view: element types differ")
+        dynamic = sum(1 for d in out.get_shape() if d < 0)
+        if dynamic != len(self.dynamic_sizes):
+            raise VerifyException(
+                f"kernel.view: {out} has {dynamic} dynamic dims but "
+                f"{len(self.dynamic_sizes)} sizes are given"
+            )
+        a, b = src.get_shape(), out.get_shape()
+        if all(d >= 0 for d in (*a, *b)):
+            na = nb = 1
+            for d in a:
+                na *= d
+            for d in b:
+                nb *= d
+            if na != nb:
+                raise VerifyException(f"kernel.view: {src} has {na} elements, {out} has {nb}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        printer.print_string("(")
+        printer.print_list(self.dynamic_sizes, printer.print_ssa_value)
+        printer.print_string(") : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ViewOp:
+        source = parser.parse_unresolved_operand()
+        sizes = _parse_index_list(parser, parser.Delimiter.PAREN)
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        type = parser.parse_type()
+        return cls(
+            parser.resolve_operand(source, src_type),
+            type,  # type: ignore[arg-type]
+            parser.resolve_operands(sizes, [IndexType()] * len(sizes), parser.pos),
+        )
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """Copies every element of `source` into `target` (same element type and count)."""
+
+    name = "kernel.copy"
+
+    source = operand_def(MemRefType)
+    target = operand_def(MemRefType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$source `,` $target attr-dict `:` type($source) `,` type($target)"
+
+    def __init__(self, source: SSAValue, target: SSAValue) -> None:
+        super().__init__(operands=[source, target])
+
+    def verify_(self) -> None:
+        a = _memref(self, self.source, "the source")
+        b = _memref(self, self.target, "the target")
+        if a.element_type != b.element_type:
+            raise VerifyException("kernel.copy: element types differ")
+
+
+# ---- loads, stores and loops -----------------------------------------------------------------
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """One element of a buffer; indices must be in range."""
+
+    name = "kernel.load"
+
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        assert isinstance(buffer.type, MemRefType)
+        super().__init__(operands=[buffer, list(indices)], result_types=[buffer.type.element_type])
+
+    def verify_(self) -> None:
+        t = _memref(self, self.buffer, "the buffer")
+        _check_indices(self, t, self.indices)
+        if self.result.type != t.element_type:
+            raise VerifyException(
+                f"kernel.load: result type {self.result.type} is not the element type of {t}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.buffer)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string("] : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buffer = parser.parse_unresolved_operand()
+        indices = _parse_index_list(parser, parser.Delimiter.SQUARE)
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+        return cls(
+            parser.resolve_operand(buffer, type),
+            parser.resolve_operands(indices, [IndexType()] * len(indices), parser.pos),
+        )
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Writes one element of a buffer."""
+
+    name = "kernel.store"
+
+    value = operand_def()
+    buffer = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        super().__init__(operands=[value, buffer, list(indices)])
+
+    def verify_(self) -> None:
+        t = _memref(self, self.buffer, "the buffer")
+        _check_indices(self, t, self.indices)
+        if self.value.type != t.element_type:
+            raise VerifyException(
+                f"kernel.store: value of type {self.value.type} into a buffer of {t.element_type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.buffer)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string("] : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buffer = parser.parse_unresolved_operand()
+        indices = _parse_index_list(parser, parser.Delimiter.SQUARE)
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+        assert isinstance(type, MemRefType)
+        return cls(
+            parser.resolve_operand(value, type.element_type),
+            parser.resolve_operand(buffer, type),
+            parser.resolve_operands(indices, [IndexType()] * len(indices), parser.pos),
+        )
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a loop body: the next values of the loop's `iter_args`."""
+
+    name = "kernel.yield"
+
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+
+    def __init__(self, values: Sequence[SSAValue] = ()) -> None:
+        super().__init__(operands=[list(values)])
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_ssa_value)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.values], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> YieldOp:
+        names = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+        )
+        if not names:
+            return cls()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        return cls(parser.resolve_operands(names, types, parser.pos))
+
+
+@irdl_op_definition
+class LoopOp(IRDLOperation):
+    """A loop nest: dim d runs its index from 0 below `bound[d]` by `step[d]`.
+
+    Bounds are static (`static_bounds[d] >= 0`) or taken in order from the
+    `dynamic_bounds` operands (`static_bounds[d] == -1`). Each dim is marked
+    `parallel` (iterations independent) or `reduction`. The body's arguments
+    are the dims' indices, then the `iter_args`, which the body's
+    `kernel.yield` updates and the op returns; a nest with `iter_args` has
+    only reduction dims. Iterations run in row-major order of the dims. `omp` asks code generation for a parallel loop over the
+    outermost dim.
+    """
+
+    name = "kernel.loop"
+
+    dynamic_bounds = var_operand_def(IndexType)
+    inits = var_operand_def()
+    static_bounds = prop_def(DenseArrayBase)
+    steps = prop_def(DenseArrayBase)
+    iterators = prop_def(ArrayAttr[StringAttr])
+    omp = opt_prop_def(UnitAttr)
+    results_ = var_result_def()
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    def __init__(
+        self,
+        bounds: Sequence[int | SSAValue],
+        iterators: Sequence[str],
+        body: Region,
+        inits: Sequence[SSAValue] = (),
+        steps: Sequence[int] | None = None,
+    ) -> None:
+        static = [b if isinstance(b, int) else DYNAMIC for b in bounds]
+        dynamic = [b for b in bounds if not isinstance(b, int)]
+        super().__init__(
+            operands=[dynamic, list(inits)],
+            result_types=[[v.type for v in inits]],
+            properties={
+                "static_bounds": ints(static),
+                "steps": ints(steps if steps is not None else [1] * len(bounds)),
+                "iterators": ArrayAttr([StringAttr(k) for k in iterators]),
+            },
+            regions=[body],
+        )
+
+    @property
+    def rank(self) -> int:
+        return len(self.iterators.data)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(k.data for k in self.iterators.data)
+
+    def bounds(self) -> list[int | SSAValue]:
+        """Each dim's bound: a number, or the index value giving it at run time."""
+        dynamic = iter(self.dynamic_bounds)
+        return [next(dynamic) if b == DYNAMIC else b for b in _ints(self.static_bounds)]
+
+    @property
+    def step_sizes(self) -> tuple[int, ...]:
+        return _ints(self.steps)
+
+    @property
+    def ivs(self) -> tuple[SSAValue, ...]:
+        return tuple(self.body.block.args[: self.rank])
+
+    @property
+    def iter_args(self) -> tuple[SSAValue, ...]:
+        return tuple(self.body.block.args[self.rank :])
+
+    def verify_(self) -> None:
+        static = _ints(self.static_bounds)
+        rank = len(self.iterators.data)
+        if len(static) != rank or len(_ints(self.steps)) != rank:
+            raise VerifyException(
+                f"kernel.loop: {rank} iterators but {len(static)} bounds and "
+                f"{len(_ints(self.steps))} steps"
+            )
+        if rank == 0:
+            raise VerifyException("kernel.loop: needs at least one dim")
+        if sum(1 for b in static if b == DYNAMIC) != len(self.dynamic_bounds):
+            raise VerifyException("kernel.loop: dynamic bounds do not match the `?` bounds")
+        if any(b < DYNAMIC for b in static) or any(s <= 0 for s in _ints(self.steps)):
+            raise VerifyException("kernel.loop: bounds must be >= 0 and steps > 0")
+        for k in self.kinds:
+            if k not in ITERATORS:
+                raise VerifyException(f"kernel.loop: unknown iterator '{k}'")
+        block = self.body.block
+        expect = [IndexType()] * rank + [v.type for v in self.inits]
+        if [a.type for a in block.args] != expect:
+            raise VerifyException(
+                f"kernel.loop: body arguments must be {rank} indices then the iter_args' types"
+            )
+        if [r.type for r in self.results] != [v.type for v in self.inits]:
+            raise VerifyException("kernel.loop: results must have the iter_args' types")
+        term = block.last_op
+        if not isinstance(term, YieldOp):
+            raise VerifyException("kernel.loop: the body must end with kernel.yield")
+        if [v.type for v in term.values] != [v.type for v in self.inits]:
+            raise VerifyException("kernel.loop: kernel.yield must give the iter_args' types")
+        if self.inits and any(k != "reduction" for k in self.kinds):
+            raise VerifyException(
+                "kernel.loop: a nest with iter_args must have only reduction dims (nest a "
+                "reduction loop inside a parallel one)"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" (")
+        printer.print_list(self.ivs, printer.print_ssa_value)
+        printer.print_string(") in (")
+        printer.print_list(
+            self.bounds(),
+            lambda b: printer.print_string(str(b))
+            if isinstance(b, int)
+            else printer.print_ssa_value(b),
+        )
+        printer.print_string(")")
+        if any(s != 1 for s in self.step_sizes):
+            printer.print_string(" step (" + ", ".join(map(str, self.step_sizes)) + ")")
+        printer.print_string(" [" + ", ".join(self.kinds) + "]")
+        if self.inits:
+            printer.print_string(" iter_args(")
+            for i, (arg, init) in enumerate(zip(self.iter_args, self.inits, strict=True)):
+                if i:
+                    printer.print_string(", ")
+                printer.print_ssa_value(arg)
+                printer.print_string(" = ")
+                printer.print_ssa_value(init)
+                printer.print_string(" : ")
+                printer.print_attribute(init.type)
+            printer.print_string(") -> ")
+            printer.print_list([r.type for r in self.results], printer.print_attribute)
+        if self.omp is not None or self.attributes:
+            extra: dict[str, Attribute] = dict(self.attributes)
+            if self.omp is not None:
+                extra["omp"] = self.omp
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(extra)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoopOp:
+        ivs = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
+        parser.parse_keyword("in")
+        def bound() -> int | SSAValue:
+            number = parser.parse_optional_integer()
+            if number is not None:
+                return number
+            return parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+
+        bounds = parser.parse_comma_separated_list(parser.Delimiter.PAREN, bound)
+        steps = None
+        if parser.parse_optional_keyword("step") is not None:
+            steps = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_integer)
+        kinds = parser.parse_comma_separated_list(
+            parser.Delimiter.SQUARE, lambda: parser.parse_identifier("(parallel or reduction)")
+        )
+        iter_args = []
+        inits: list[SSAValue] = []
+        if parser.parse_optional_keyword("iter_args") is not None:
+
+            def one() -> None:
+                arg = parser.parse_argument(expect_type=False)
+                parser.parse_punctuation("=")
+                init = parser.parse_unresolved_operand()
+                parser.parse_punctuation(":")
+                t = parser.parse_type()
+                iter_args.append(arg.resolve(t))
+                inits.append(parser.resolve_operand(init, t))
+
+            parser.parse_comma_separated_list(parser.Delimiter.PAREN, one)
+            parser.parse_punctuation("->")
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        extra = {}
+        if parser.parse_optional_keyword("attributes") is not None:
+            extra = parser.parse_optional_attr_dict()
+        args = [iv.resolve(IndexType()) for iv in ivs] + iter_args
+        body = parser.parse_region(args)
+        op = cls(bounds, kinds, body, inits, steps)
+        if "omp" in extra:
+            op.properties["omp"] = extra.pop("omp")
+        op.attributes.update(extra)
+        return op
+
+
+@irdl_op_definition
+class RemFOp(IRDLOperation):
+    """Float remainder with the dividend's sign (C's `fmod`); xDSL's arith has no `remf`."""
+
+    name = "kernel.remf"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue) -> None:
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type])
+
+
+# ---- microkernels and library calls ---------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """`out[b] (+)= lhs[b] @ rhs[b]` on rank-3 buffers `[B, M, K] x [B, K, N] -> [B, M, N]`.
+
+    A batch dim of 1 on `lhs` or `rhs` is shared by every batch. Products are
+    summed in the element type of `out` (f32 for f32 and f16 inputs); with
+    `accumulate` the sum is added to what `out` holds. It is implemented by a
+    packed, register-blocked microkernel in the C runtime.
+    """
+
+    name = "kernel.matmul"
+
+    lhs = operand_def(MemRefType)
+    rhs = operand_def(MemRefType)
+    out = operand_def(MemRefType)
+    accumulate = opt_prop_def(UnitAttr)
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$lhs `,` $rhs `,` $out attr-dict `:` type($lhs) `,` type($rhs) `,` type($out)"
+    )
+
+    def __init__(
+        self, lhs: SSAValue, rhs: SSAValue, out: SSAValue, accumulate: bool = False
+    ) -> None:
+        super().__init__(
+            operands=[lhs, rhs, out], properties={"accumulate": UnitAttr()} if accumulate else {}
+        )
+
+    def verify_(self) -> None:
+        a = _memref(self, self.lhs, "lhs").get_shape()
+        b = _memref(self, self.rhs, "rhs").get_shape()
+        c = _memref(self, self.out, "out").get_shape()
+        if not len(a) == len(b) == len(c) == 3:
+            raise VerifyException("kernel.matmul: operands must be rank-3 buffers [B, M, K]")
+
+        def ok(x: int, y: int) -> bool:
+            return x < 0 or y < 0 or x == y
+
+        if not (ok(a[2], b[1]) and ok(a[1], c[1]) and ok(b[2], c[2])):
+            raise VerifyException(f"kernel.matmul: shapes {a} x {b} -> {c} do not agree")
+        for x in (a[0], b[0]):
+            if x != 1 and not ok(x, c[0]):
+                raise VerifyException(f"kernel.matmul: batch {x} for a result batch {c[0]}")
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """A call of a routine of the C runtime (`rung_<callee>`) on buffers.
+
+    For ops whose loops would be long and gain nothing from being generated
+    (stable sorts, for example). `args` holds integer parameters; the callee
+    receives each buffer as data pointer, rank and sizes.
+    """
+
+    name = "kernel.call"
+
+    callee = prop_def(StringAttr)
+    buffers = var_operand_def(MemRefType)
+    args = prop_def(DenseArrayBase)
+
+    def __init__(self, callee: str, buffers: Sequence[SSAValue], args: Sequence[int] = ()) -> None:
+        super().__init__(
+            operands=[list(buffers)],
+            properties={"callee": StringAttr(callee), "args": ints(args)},
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.callee.data}(")
+        printer.print_list(self.buffers, printer.print_ssa_value)
+        printer.print_string(")")
+        printer.print_string(" [" + ", ".join(map(str, _ints(self.args))) + "]")
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([b.type for b in self.buffers], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallOp:
+        callee = parser.parse_symbol_name().data
+        names = _parse_index_list(parser, parser.Delimiter.PAREN)
+        args = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        op = cls(callee, parser.resolve_operands(names, types, parser.pos), args)
+        op.attributes.update(attrs)
+        return op
+
+
+Kernel = Dialect(
+    "kernel",
+    [
+        AllocOp,
+        DeallocOp,
+        ConstantOp,
+        DimOp,
+        ViewOp,
+        CopyOp,
+        LoadOp,
+        StoreOp,
+        YieldOp,
+        LoopOp,
+        RemFOp,
+        MatmulOp,
+        CallOp,
+    ],
+    [],
+)
+
+__all__ = [
+    "DYNAMIC",
+    "ITERATORS",
+    "AllocOp",
+    "CallOp",
+    "ConstantOp",
+    "CopyOp",
+    "DeallocOp",
+    "DimOp",
+    "Kernel",
+    "LoadOp",
+    "LoopOp",
+    "MatmulOp",
+    "RemFOp",
+    "StoreOp",
+    "ViewOp",
+    "YieldOp",
+    "ints",
+]

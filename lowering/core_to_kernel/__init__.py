@@ -1,0 +1,14 @@
+"""core → kernel: bufferization and one small handler per core op, grouped by op family.
+
+`elementwise` (constants, shapes, elementwise ops, broadcast, reshape),
+`tensor` (data movement: transpose, slice, concat, pad, gathers, scatters),
+`reduce` (reductions, arg-reductions, cumulative ops, sort, nonzero),
+`linalg` (matmul, conv, conv_transpose, pooling) and `control` (if, loop)
+register their handlers in `registry.HANDLERS`; `CoreToKernelPass` applies
+them and reports what is left.
+"""
+
+from . import control, elementwise, linalg, reduce, tensor  # noqa: F401  (register handlers)
+from .lower_pass import CoreToKernelPass
+
+__all__ = ["CoreToKernelPass"]

@@ -1,0 +1,1 @@
+"""Optimizations of the kernel dialect: fusion, interchange, tiling, parallel loops, memory plan."""
