@@ -322,6 +322,7 @@ register_pipeline(
     "convert-onnx-to-core,core-fold-constants,cse,dce",
     "lower the onnx dialect to the core dialect, folding constants",
 )
+register_pass("kernel-drop-dead-buffers", _kernel_opt("dead_buffers", "DropDeadBuffersPass"))
 register_pass("kernel-fuse-elementwise", _kernel_opt("fuse", "FuseElementwisePass"))
 register_pass("kernel-interchange", _kernel_opt("interchange", "InterchangePass"))
 register_pass("kernel-tile", _kernel_opt("tile", "TilePass"))
@@ -329,12 +330,18 @@ register_pass("kernel-parallelize", _kernel_opt("parallelize", "ParallelizePass"
 register_pass("kernel-plan-memory", _kernel_opt("memory_plan", "PlanMemoryPass"))
 register_pipeline(
     "optimize-kernel",
-    "kernel-fuse-elementwise,cse,dce,kernel-interchange,kernel-tile,kernel-parallelize",
+    "kernel-fuse-elementwise,kernel-drop-dead-buffers,cse,dce,"
+    "kernel-interchange,kernel-tile,kernel-parallelize",
     "optimize loop nests of the kernel dialect: fuse, interchange, tile, parallelize",
 )
 register_pipeline(
+    "core-to-kernel",
+    "convert-core-to-kernel,kernel-drop-dead-buffers,cse,dce,optimize-kernel,kernel-plan-memory",
+    "lower the core dialect to the kernel dialect: buffers, optimized loop nests, a memory plan",
+)
+register_pipeline(
     "lower-to-kernel",
-    "lower-to-core,convert-core-to-kernel,cse,dce,optimize-kernel,kernel-plan-memory",
+    "lower-to-core,core-to-kernel",
     "lower to the kernel dialect: buffers, loop nests, optimized, with a memory plan",
 )
 

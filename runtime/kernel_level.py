@@ -8,4 +8,5 @@ register_level(
     evaluator="rung.runtime.native:evaluate",
     description="onnx → core → kernel, compiled to C by the system C compiler and run natively",
     dialect="kernel",
+    from_dialects={"core": pipeline_lowering("core-to-kernel")},
 )

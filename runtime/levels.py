@@ -100,7 +100,20 @@ class Level:
     description: str = ""
     dialect: str | None = None
     """Ops of this dialect mean a module is already at this level (no lowering needed)."""
+    from_dialects: dict[str, Lowering | str] = field(default_factory=dict)
+    """Lowerings that finish the way down from a lower rung than onnx: a module of
+    `core` ops (say) is taken on to this level by `from_dialects["core"]`."""
     _cache: dict[str, Callable] = field(default_factory=dict, repr=False)
+
+    def lowering_from(self, dialect: str) -> Lowering | None:
+        """The lowering that takes a module of `dialect` ops to this level, if any."""
+        ref = self.from_dialects.get(dialect)
+        if ref is None:
+            return None
+        key = f"from:{dialect}"
+        if key not in self._cache:
+            self._cache[key] = _resolve(ref, f"lowering of level '{self.name}' from {dialect}")
+        return self._cache[key]  # type: ignore[return-value]
 
     @property
     def lowering(self) -> Lowering | None:
@@ -132,13 +145,16 @@ def register_level(
     evaluator: Evaluator | str,
     description: str = "",
     dialect: str | None = None,
+    from_dialects: dict[str, Lowering | str] | None = None,
     replace: bool = False,
 ) -> Level:
     """Make a level available to sessions, `rung run --level` and `rung conformance`.
 
     `lowering` takes an onnx-dialect module to the level (None: the level runs
     onnx-dialect modules as they are); `evaluator` runs the result. Either may be
-    a `"module:function"` string, imported on first use. Registering a name that
+    a `"module:function"` string, imported on first use. `from_dialects` maps
+    the dialect of an intermediate rung (`"core"`) to a lowering that takes a
+    module of that dialect the rest of the way. Registering a name that
     is taken is an error unless `replace` is true (or it is the same registration).
     """
     if (
@@ -151,7 +167,7 @@ def register_level(
         raise RungError(f"lowering of level '{name}' must be a callable, a string or None")
     if not (callable(evaluator) or isinstance(evaluator, str)):
         raise RungError(f"evaluator of level '{name}' must be a callable or a string")
-    level = Level(name, lowering, evaluator, description, dialect)
+    level = Level(name, lowering, evaluator, description, dialect, dict(from_dialects or {}))
     existing = _LEVELS.get(name)
     if existing is not None and not replace:
         same = (existing.lowering_ref, existing.evaluator_ref) == (lowering, evaluator)

@@ -161,6 +161,9 @@ class InferenceSession:
                     f"module or one fully lowered to level '{level.name}'"
                 )
             return module  # already at this level
+        partial = [d for d in dialects if level.lowering_from(d) is not None]
+        if partial and "onnx" not in dialects:
+            return self._run_lowering(level.lowering_from(partial[0]), module, where)
         try:
             check_onnx_module(module, where)
         except RungError as err:
@@ -169,13 +172,17 @@ class InferenceSession:
             raise RungError(
                 f"{err.message}{hint}; level '{level.name}' needs onnx-dialect IR"
             ) from None
-        lowering = level.lowering
-        if lowering is None:
-            return module
+        return self._run_lowering(level.lowering, module, where)
+
+    def _run_lowering(self, lowering: object, module: ModuleOp, where: str) -> ModuleOp:
+        """Apply a lowering, turning pass failures into clear errors."""
         from xdsl.utils.exceptions import DiagnosticException, PassFailedException
 
+        level = self.level
+        if lowering is None:
+            return module
         try:
-            lowered = lowering(module)
+            lowered = lowering(module)  # type: ignore[operator]
         except RungError:
             raise
         except PassFailedException as err:

@@ -78,6 +78,12 @@ ONNX_FORMATS = ("onnx", "onnxtxt", "onnxtext")
 SPLIT_MARKER = b"// -----"
 
 
+def _c_target() -> type:
+    from rung.lowering.kernel_to_c.target import CTarget
+
+    return CTarget
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse whose usage errors become `opt: error: ...` and exit code 1."""
 
@@ -195,6 +201,7 @@ class RungOptMain(xDSLOptMain):
         from xdsl.targets import get_all_targets
 
         self.available_targets.update(get_all_targets())
+        self.available_targets["c"] = _c_target
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """xdsl-opt's flags, plus `--output`, plugin flags and one flag per pipeline."""

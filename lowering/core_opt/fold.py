@@ -19,7 +19,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
 from xdsl.traits import Pure
 
 from rung.dialects import core
@@ -76,6 +81,26 @@ class FoldConstantOp(RewritePattern):
         rewriter.replace(op, [], new)
 
 
+@dataclass
+class SelectOnUniformCondition(RewritePattern):
+    """`select(all-true, a, b)` is `a` and `select(all-false, a, b)` is `b`.
+
+    Lowerings choose between a run-time value and a constant with masks that
+    are often constant (Reshape's "0 copies the input dim" rule); picking the
+    operand keeps the constant visible to later folds and to static shapes.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, core.SelectOp) or not _constant_like(op.cond.owner):
+            return
+        cond = constant_array(op.cond)
+        if cond is None or cond.size == 0:
+            return
+        chosen = op.on_true if bool(cond.all()) else op.on_false if not cond.any() else None
+        if chosen is not None and chosen.type == op.result.type:
+            rewriter.replace(op, [], [chosen])
+
+
 @dataclass(frozen=True)
 class FoldConstantsPass(ModulePass):
     """Fold core ops on constants into constants (then `cse`/`dce` tidy up)."""
@@ -83,4 +108,6 @@ class FoldConstantsPass(ModulePass):
     name = "core-fold-constants"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FoldConstantOp()).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([SelectOnUniformCondition(), FoldConstantOp()])
+        ).rewrite_module(op)

@@ -105,6 +105,9 @@ class KernelBuilder:
         self.buffers = buffers
         self.module = module
         self._dims: dict[tuple[SSAValue, int], Dim] = {}
+        self.shape_values: dict[SSAValue, list[Dim]] = {}
+        """Shape buffers (from core.shape_of) whose entries are known sizes: reading an
+        entry back gives the size itself, not a load."""
 
     # -- insertion ---------------------------------------------------------------------------
 
@@ -116,6 +119,7 @@ class KernelBuilder:
         """A builder appending to `block` (a loop body), sharing the buffer map."""
         inner = KernelBuilder(block, self.buffers, self.module)
         inner._dims = self._dims
+        inner.shape_values = self.shape_values
         return inner
 
     # -- buffers -----------------------------------------------------------------------------
@@ -154,7 +158,15 @@ class KernelBuilder:
             else:
                 shape.append(DYNAMIC_INDEX)
                 dynamic.append(d)  # type: ignore[arg-type]
-        return self.insert(kernel.AllocOp(MemRefType(element, shape), dynamic)).results[0]
+        result = self.insert(kernel.AllocOp(MemRefType(element, shape), dynamic)).results[0]
+        self._remember_dims(result, dims)
+        return result
+
+    def _remember_dims(self, buf: SSAValue, dims: Sequence[Dim]) -> None:
+        """A new buffer's run-time sizes are the values it was made with, not new dim ops."""
+        for i, d in enumerate(dims):
+            if _static(d) is None:
+                self._dims[(buf, i)] = d
 
     def alloc_for(self, tensor: SSAValue, dims: Sequence[Dim]) -> SSAValue:
         """A buffer for a core result: static dims of its type win over `dims`."""
@@ -176,7 +188,9 @@ class KernelBuilder:
         result = MemRefType(t.element_type, shape)
         if result == t:
             return buf
-        return self.insert(kernel.ViewOp(buf, result, dynamic)).results[0]  # type: ignore[arg-type]
+        view = self.insert(kernel.ViewOp(buf, result, dynamic)).results[0]  # type: ignore[arg-type]
+        self._remember_dims(view, dims)
+        return view
 
     # -- loops -------------------------------------------------------------------------------
 
@@ -315,6 +329,8 @@ class KernelBuilder:
         """Entry `i` of a 1-D i64 shape buffer, as an index (a static int if constant)."""
         from .constants import constant_array
 
+        if shape_buf in self.shape_values:
+            return self.shape_values[shape_buf][i]
         values = constant_array(shape_buf)
         if values is not None:
             return int(values.reshape(-1)[i])

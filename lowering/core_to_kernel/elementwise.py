@@ -150,6 +150,7 @@ def shape_of(b: KernelBuilder, op: core.ShapeOfOp) -> list[SSAValue]:
     out = b.alloc(IntegerType(64), [len(dims)])
     for i, d in enumerate(dims):
         b.store(b.from_index(d, IntegerType(64)), out, [i])
+    b.shape_values[out] = dims
     return [out]
 
 

@@ -77,6 +77,9 @@ def lower_ops(b: KernelBuilder, ops: Sequence[Operation], module: ModuleOp) -> N
                 f"the kernel lowering of {describe(op, module)} gave {len(results)} buffers "
                 f"for {len(op.results)} results"
             )
+        for result, buf in zip(op.results, results, strict=True):
+            if buf.name_hint is None and result.name_hint is not None:
+                buf.name_hint = result.name_hint  # the C and the IR keep the model's names
         b.buffers.update(zip(op.results, results, strict=True))
 
 
@@ -102,6 +105,8 @@ def lower_function(func: FuncOp, module: ModuleOp) -> FuncOp:
     assert isinstance(ret, ReturnOp)
     result_types = [memref_of(v.type) for v in ret.arguments]
     block = Block(arg_types=arg_types)
+    for new_arg, old_arg in zip(block.args, old.args, strict=True):
+        new_arg.name_hint = old_arg.name_hint
     new = FuncOp(
         func.sym_name.data,
         FunctionType.from_lists(arg_types, result_types),
