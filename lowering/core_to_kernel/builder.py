@@ -353,10 +353,12 @@ class KernelBuilder:
             width = type.width.data
             if width == 1:
                 v = 1 if v else 0
-            elif is_unsigned(type):
-                v %= 1 << width
             else:
                 v = (v + (1 << (width - 1))) % (1 << width) - (1 << (width - 1))
+            if is_unsigned(type) and width > 1:
+                # arith.constant is signless: build the bits, then reinterpret them.
+                raw = self.insert(arith.ConstantOp(IntegerAttr(v, IntegerType(width))))
+                return self.op1(arith.BitcastOp, raw.results[0], type)
             attr = IntegerAttr(v, type)
         elif isinstance(type, IndexType):
             attr = IntegerAttr(int(value), type)

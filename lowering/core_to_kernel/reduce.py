@@ -37,8 +37,6 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
-    IntegerType,
-    Signedness,
     TensorType,
     f32,
     f64,
@@ -77,44 +75,16 @@ def _innermost(dims: Sequence[Dim]) -> int | None:
     return None
 
 
-def _unsigned_integer(t: Attribute) -> bool:
-    return (
-        isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED and t.width.data > 1
-    )
-
-
-def const(b: KernelBuilder, value: float | int, t: Attribute) -> SSAValue:
-    """A scalar constant; unsigned ones are a signless constant bitcast (arith's rule)."""
-    if not _unsigned_integer(t):
-        return b.const(value, t)
-    assert isinstance(t, IntegerType)
-    width = t.width.data
-    bits = int(value) % (1 << width)
-    signed = bits - (1 << width) if bits >= 1 << (width - 1) else bits
-    raw = b.const(signed, IntegerType(width))
-    return b.op1(arith.BitcastOp, raw, t)
-
-
-def lowest(b: KernelBuilder, t: Attribute) -> SSAValue:
-    """The identity of max."""
-    return const(b, 0, t) if _unsigned_integer(t) else b.lowest(t)
-
-
-def highest(b: KernelBuilder, t: Attribute) -> SSAValue:
-    """The identity of min."""
-    return const(b, -1, t) if _unsigned_integer(t) else b.highest(t)
-
-
 def identity(b: KernelBuilder, fn: str, t: Attribute) -> SSAValue:
     """The value an empty reduction gives."""
     if fn in ("sum", "or"):
-        return const(b, 0, t)
+        return b.const(0, t)
     if fn in ("prod", "and"):
-        return const(b, 1, t)
+        return b.const(1, t)
     if fn == "max":
-        return lowest(b, t)
+        return b.lowest(t)
     if fn == "min":
-        return highest(b, t)
+        return b.highest(t)
     raise KernelLoweringError(f"unknown reduction '{fn}'")
 
 
@@ -250,7 +220,7 @@ def arg_reduce(b: KernelBuilder, op: core.ArgReduceOp) -> list[SSAValue]:
             better = _better(b, fn, last, v, best)
             return [b.select(better, v, best), b.select(better, k[0], where)]
 
-        start = lowest(b, element) if fn == "max" else highest(b, element)
+        start = b.lowest(element) if fn == "max" else b.highest(element)
         _, where = b.reduce_loop([dims[axis]], [start, b.index(0)], step)
         b.store(b.from_index(where, i64), out, kept)
 
@@ -285,7 +255,7 @@ def cumulative(b: KernelBuilder, op: core.CumulativeOp) -> list[SSAValue]:
                 b.store(accs[0] if exclusive else new, out, at(ivs, p))
                 return [new]
 
-            b.reduce_loop([n], [const(b, 0 if fn == "add" else 1, element)], step)
+            b.reduce_loop([n], [b.const(0 if fn == "add" else 1, element)], step)
 
         b.parallel(others, line)
         return [out]
@@ -296,7 +266,7 @@ def cumulative(b: KernelBuilder, op: core.CumulativeOp) -> list[SSAValue]:
     def start(b: KernelBuilder, ivs: list[SSAValue], _: list[SSAValue]) -> None:
         rest = [iv for i, iv in enumerate(ivs) if i != axis]
         if exclusive:
-            value = const(b, 0 if fn == "add" else 1, element)
+            value = b.const(0 if fn == "add" else 1, element)
         else:
             value = b.load(x, at(rest, first))
         b.store(value, out, at(rest, first))
@@ -339,7 +309,7 @@ def sort(b: KernelBuilder, op: core.SortOp) -> list[SSAValue]:
 def _nonzero(b: KernelBuilder, x: SSAValue, ivs: Sequence[SSAValue]) -> SSAValue:
     """Whether an element is non-zero (NaN is)."""
     v = b.load(x, ivs)
-    return b.compare("ne", v, const(b, 0, v.type))
+    return b.compare("ne", v, b.const(0, v.type))
 
 
 def _if(b: KernelBuilder, cond: SSAValue, then: Callable[[KernelBuilder], None]) -> None:
@@ -377,4 +347,4 @@ def nonzero(b: KernelBuilder, op: core.NonZeroOp) -> list[SSAValue]:
     return [out]
 
 
-__all__ = ["const", "highest", "identity", "lowest"]
+__all__ = ["identity"]
