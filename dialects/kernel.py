@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    Float32Type,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -330,6 +331,75 @@ class ViewOp(IRDLOperation):
             parser.resolve_operand(source, src_type),
             type,  # type: ignore[arg-type]
             parser.resolve_operands(sizes, [IndexType()] * len(sizes), parser.pos),
+        )
+
+
+@irdl_op_definition
+class SubviewOp(IRDLOperation):
+    """The slab of a buffer at fixed leading indices, sharing its storage.
+
+    `%row = kernel.subview %buf[%i] : memref<5x3x4xf32> -> memref<3x4xf32>` is
+    row `i` of `buf`: writing it writes `buf` (a loop fills the rows of its
+    stacked outputs this way). The result's dims are the source's trailing
+    dims, static or `?` alike, so the op needs no sizes of its own.
+    """
+
+    name = "kernel.subview"
+
+    source = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+
+    def __init__(
+        self, source: SSAValue, indices: Sequence[SSAValue], type: MemRefType | None = None
+    ) -> None:
+        if type is None:
+            src = source.type
+            assert isinstance(src, MemRefType)
+            type = MemRefType(src.element_type, src.get_shape()[len(indices) :])
+        super().__init__(operands=[source, list(indices)], result_types=[type])
+
+    def verify_(self) -> None:
+        src = _memref(self, self.source, "the source")
+        out = self.result.type
+        if src.element_type != out.element_type:
+            raise VerifyException("kernel.subview: element types differ")
+        shape, n = src.get_shape(), len(self.indices)
+        if n > len(shape):
+            raise VerifyException(f"kernel.subview: {n} indices for a buffer of rank {len(shape)}")
+        for i, v in enumerate(self.indices):
+            if not isinstance(v.type, IndexType):
+                raise VerifyException(f"kernel.subview: index {i} has type {v.type}, expected index")
+        if tuple(out.get_shape()) != tuple(shape[n:]):
+            raise VerifyException(
+                f"kernel.subview: the slab of {src} at {n} leading "
+                f"{'index' if n == 1 else 'indices'} is "
+                f"{MemRefType(src.element_type, shape[n:])}, not {out}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        printer.print_string("[")
+        printer.print_list(self.indices, printer.print_ssa_value)
+        printer.print_string("] : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubviewOp:
+        source = parser.parse_unresolved_operand()
+        indices = _parse_index_list(parser, parser.Delimiter.SQUARE)
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        type = parser.parse_type()
+        return cls(
+            parser.resolve_operand(source, src_type),
+            parser.resolve_operands(indices, [IndexType()] * len(indices), parser.pos),
+            type,  # type: ignore[arg-type]
         )
 
 
@@ -692,12 +762,14 @@ class RemFOp(IRDLOperation):
 
 @irdl_op_definition
 class MatmulOp(IRDLOperation):
-    """`out[b] (+)= lhs[b] @ rhs[b]` on rank-3 buffers `[B, M, K] x [B, K, N] -> [B, M, N]`.
+    """`out[b] (+)= lhs[b] @ rhs[b]` on rank-3 f32 buffers `[B, M, K] x [B, K, N] -> [B, M, N]`.
 
-    A batch dim of 1 on `lhs` or `rhs` is shared by every batch. Products are
-    summed in the element type of `out` (f32 for f32 and f16 inputs); with
-    `accumulate` the sum is added to what `out` holds. It is implemented by a
-    packed, register-blocked microkernel in the C runtime.
+    A batch dim of 1 on `lhs` or `rhs` is shared by every batch. With
+    `accumulate` the product is added to what `out` holds. With
+    `transpose_rhs` the right operand is stored transposed, `[B, N, K]` (a
+    Gemm's transB, or K^T in attention), and read that way rather than being
+    transposed into a buffer first. It is implemented by a packed,
+    register-blocked microkernel in the C runtime (`rung_gemm.h`).
     """
 
     name = "kernel.matmul"
@@ -706,29 +778,41 @@ class MatmulOp(IRDLOperation):
     rhs = operand_def(MemRefType)
     out = operand_def(MemRefType)
     accumulate = opt_prop_def(UnitAttr)
+    transpose_rhs = opt_prop_def(UnitAttr)
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$lhs `,` $rhs `,` $out attr-dict `:` type($lhs) `,` type($rhs) `,` type($out)"
     )
 
     def __init__(
-        self, lhs: SSAValue, rhs: SSAValue, out: SSAValue, accumulate: bool = False
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        out: SSAValue,
+        accumulate: bool = False,
+        transpose_rhs: bool = False,
     ) -> None:
-        super().__init__(
-            operands=[lhs, rhs, out], properties={"accumulate": UnitAttr()} if accumulate else {}
-        )
+        props: dict[str, Attribute] = {}
+        if accumulate:
+            props["accumulate"] = UnitAttr()
+        if transpose_rhs:
+            props["transpose_rhs"] = UnitAttr()
+        super().__init__(operands=[lhs, rhs, out], properties=props)
 
     def verify_(self) -> None:
-        a = _memref(self, self.lhs, "lhs").get_shape()
-        b = _memref(self, self.rhs, "rhs").get_shape()
-        c = _memref(self, self.out, "out").get_shape()
+        types = [_memref(self, v, what) for v, what in
+                 ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.out, "out"))]
+        a, b, c = (t.get_shape() for t in types)
         if not len(a) == len(b) == len(c) == 3:
             raise VerifyException("kernel.matmul: operands must be rank-3 buffers [B, M, K]")
+        if any(t.element_type != Float32Type() for t in types):
+            raise VerifyException("kernel.matmul: operands must be f32 buffers")
+        k, n = (b[2], b[1]) if self.transpose_rhs is not None else (b[1], b[2])
 
         def ok(x: int, y: int) -> bool:
             return x < 0 or y < 0 or x == y
 
-        if not (ok(a[2], b[1]) and ok(a[1], c[1]) and ok(b[2], c[2])):
+        if not (ok(a[2], k) and ok(a[1], c[1]) and ok(n, c[2])):
             raise VerifyException(f"kernel.matmul: shapes {a} x {b} -> {c} do not agree")
         for x in (a[0], b[0]):
             if x != 1 and not ok(x, c[0]):
@@ -788,6 +872,7 @@ Kernel = Dialect(
         ConstantOp,
         DimOp,
         ViewOp,
+        SubviewOp,
         CopyOp,
         LoadOp,
         StoreOp,
@@ -815,6 +900,7 @@ __all__ = [
     "MatmulOp",
     "RemFOp",
     "StoreOp",
+    "SubviewOp",
     "ViewOp",
     "YieldOp",
     "ints",

@@ -1,3 +1,318 @@
-"""core → kernel: the control family (handlers register with `@lowers`)."""
+"""core.if and core.loop → scf.if and scf.while over buffers.
+
+Regions stay regions: each core region is lowered into the block of an scf
+op with `lower_region_block`, and the values they exchange are buffers.
+
+    %r = scf.if %c -> (memref<?xf32>) {          // core.if
+      ... then branch ...
+      %v = kernel.view %a(%n) : memref<3xf32> -> memref<?xf32>
+      scf.yield %v : memref<?xf32>
+    } else { ... }
+
+core.loop (ONNX Loop) becomes an `scf.while` carrying the trip count (i64),
+the condition (i1) and the carried buffers. Its before-region tests
+`trip < max_trips && cond` and forwards its arguments; its after-region
+stores the trip count and condition into 0-d buffers for the body, lowers
+the body, copies each per-iteration scan output into row `trip` of a buffer
+allocated before the loop (`kernel.subview` + `kernel.copy`) and yields
+`trip + 1`, the new condition and the new carried buffers. Scan results are
+those buffers viewed with the final trip count as first dim; a scan output
+nobody reads is not filled at all.
+
+Scan buffers are allocated before the loop, so they need a bound and a row
+shape known there: a loop ended only by its condition (a constant trip count
+above `MAX_STATIC_TRIPS`, as ONNX's absent M becomes) with scan outputs, and
+scan outputs of run-time shape, are refused.
+
+Buffer types flowing around a loop may differ in static vs `?` dims (a value
+that grows each iteration); the carried buffers then take the most general
+type of all of them, and `kernel.view` casts in and out, which costs nothing.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, i1, i64
+from xdsl.ir import Attribute, Block, Region, SSAValue
+
+from rung.dialects import core, kernel
+
+from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of
+from .constants import constant_array
+from .lower_pass import lower_region_block
+from .registry import lowers
+
+MAX_STATIC_TRIPS = 2**24
+"""A constant trip count above this, for a loop with scan outputs, is taken to mean
+'no limit' (ONNX's absent M): the scan buffers could not be allocated up front."""
+
+
+def _region_builder(b: KernelBuilder, block: Block) -> KernelBuilder:
+    """A builder for a region's block whose dim cache does not leak out of the region.
+
+    A `kernel.dim` made inside the region must not be reused after the op
+    holding it, where it is out of scope; dims known outside stay usable.
+    """
+    inner = b.nested(block)
+    inner._dims = dict(inner._dims)
+    return inner
+
+
+def _memref(v: SSAValue) -> MemRefType:
+    t = v.type
+    assert isinstance(t, MemRefType)
+    return t
+
+
+def _view_as(b: KernelBuilder, buf: SSAValue, t: MemRefType, dims: Sequence[Dim]) -> SSAValue:
+    """`buf` seen as type `t`, whose `?` dims take their sizes from `dims`."""
+    sizes = [b.index(dims[i]) for i, d in enumerate(t.get_shape()) if d < 0]
+    return b.insert(kernel.ViewOp(buf, t, sizes)).results[0]
+
+
+def _cast(b: KernelBuilder, buf: SSAValue, t: MemRefType) -> SSAValue:
+    """The same buffer with static dims made `?` (or `?` dims asserted static)."""
+    src = _memref(buf)
+    if src == t:
+        return buf
+    shape, target = src.get_shape(), t.get_shape()
+    mismatch = src.element_type != t.element_type or len(shape) != len(target)
+    if mismatch or any(x >= 0 and y >= 0 and x != y for x, y in zip(shape, target, strict=True)):
+        raise KernelLoweringError(f"a buffer of type {src} cannot stand for one of type {t}")
+    return _view_as(b, buf, t, b.dims(buf))
+
+
+def _join(types: Sequence[MemRefType], what: str) -> MemRefType:
+    """The most specific buffer type all of `types` fit: dims that differ become `?`."""
+    first = types[0]
+    shapes = [t.get_shape() for t in types]
+    if any(t.element_type != first.element_type for t in types):
+        raise KernelLoweringError(f"{what} changes element type: {', '.join(map(str, types))}")
+    if len({len(s) for s in shapes}) != 1:
+        raise KernelLoweringError(f"{what} changes rank: {', '.join(map(str, types))}")
+    dims = [
+        d[0] if len(set(d)) == 1 and d[0] >= 0 else DYNAMIC_INDEX for d in zip(*shapes, strict=True)
+    ]
+    return MemRefType(first.element_type, dims)
+
+
+def _load_scalar(b: KernelBuilder, buf: SSAValue) -> SSAValue:
+    """The one element of a scalar tensor's buffer."""
+    return b.load(buf, [0] * len(_memref(buf).get_shape()))
+
+
+def _scalar_buffer(b: KernelBuilder, t: MemRefType) -> SSAValue:
+    """A buffer for a one-element tensor type (rank 0, or all dims 1)."""
+    if any(d not in (1, DYNAMIC_INDEX) for d in t.get_shape()):
+        raise KernelLoweringError(f"{t} holds more than one element where a scalar is expected")
+    return b.alloc(t.element_type, [1] * len(t.get_shape()))
+
+
+def _root(buf: SSAValue) -> SSAValue:
+    """The buffer whose storage `buf` shares (through views and subviews)."""
+    while isinstance(buf.owner, kernel.ViewOp | kernel.SubviewOp):
+        buf = buf.owner.source
+    return buf
+
+
+@lowers(core.IfOp)
+def if_(b: KernelBuilder, op: core.IfOp) -> list[SSAValue]:
+    """scf.if on the loaded condition; each branch yields its buffers cast to the result types."""
+    module = b.module
+    assert module is not None
+    cond = _load_scalar(b, b.buffer(op.cond))
+    types = [memref_of(r.type) for r in op.results]
+    blocks = [Block(), Block()]
+    # In place before the branches are filled: their patterns may read constants back,
+    # which needs the module they are in.
+    new = b.insert(scf.IfOp(cond, types, Region(blocks[0]), Region(blocks[1])))
+    for region, block in zip((op.then_region, op.else_region), blocks, strict=True):
+        inner = _region_builder(b, block)
+        yielded = lower_region_block(inner, region.block, [], module) if region.blocks else []
+        if len(yielded) != len(types):
+            raise KernelLoweringError(
+                f"a branch yields {len(yielded)} values for {len(types)} results"
+            )
+        values = [_cast(inner, v, t) for v, t in zip(yielded, types, strict=True)]
+        inner.insert(scf.YieldOp(*values))
+    return list(new.results)
+
+
+@lowers(core.LoopOp)
+def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
+    """scf.while carrying (trip, cond, carried...); scans fill rows of preallocated buffers."""
+    module = b.module
+    assert module is not None
+    body = op.body.block
+    term = body.last_op
+    assert term is not None
+    n = len(op.carried)
+    if len(body.args) != 2 + n or len(term.operands) != 1 + len(op.results):
+        raise KernelLoweringError("the body's arguments or yielded values do not match the loop")
+    scan_results = list(op.results[n:])
+    scan_yields = list(term.operands[1 + n :])
+    live = [bool(r.uses) for r in scan_results]  # unused scan outputs are not filled
+
+    # The bounds: max trips (a number when constant) and the initial condition.
+    max_buf = b.buffer(op.max_trips)
+    max_const = constant_array(max_buf)
+    if not isinstance(_memref(max_buf).element_type, IntegerType):
+        raise KernelLoweringError(f"the trip count must be an integer, not {max_buf.type}")
+    if max_const is not None:
+        max_trips: int | None = int(max_const.reshape(-1)[0])
+        max_value = b.const(max_trips, i64)
+    else:
+        max_trips = None
+        max_value = b.cast(_load_scalar(b, max_buf), i64)
+    cond_buf = b.buffer(op.cond)
+    cond0 = _load_scalar(b, cond_buf)
+    cond_const = constant_array(cond_buf)
+    forwards_cond = term.operands[0] is body.args[1]
+    always = forwards_cond and cond_const is not None and bool(np.all(cond_const))
+
+    # Carried buffers take a type every value around the loop fits.
+    iter_types = [
+        _join(
+            [
+                _memref(b.buffer(init)),
+                memref_of(arg.type),
+                memref_of(out.type),
+                memref_of(result.type),
+            ],
+            f"loop-carried value #{i}",
+        )
+        for i, (init, arg, out, result) in enumerate(
+            zip(op.carried, body.args[2:], term.operands[1 : 1 + n], op.results[:n], strict=True)
+        )
+    ]
+    inits = [_cast(b, b.buffer(v), t) for v, t in zip(op.carried, iter_types, strict=True)]
+
+    # The body reads its iteration number and condition from buffers.
+    trip_buf = _scalar_buffer(b, memref_of(body.args[0].type))
+    cond_arg_buf = _scalar_buffer(b, memref_of(body.args[1].type))
+    trip_buf.name_hint = f"{body.args[0].name_hint or 'trip'}_buf"
+    cond_arg_buf.name_hint = f"{body.args[1].name_hint or 'cond'}_buf"
+
+    cap = _capacity(b, max_trips, max_value) if any(live) else 0
+    start = b.const(0, i64)
+
+    # The loop is in place before its regions are filled: patterns lowering the body
+    # may read constants back, which needs the module they are in.
+    types: list[Attribute] = [i64, i1, *iter_types]
+    names = [body.args[0].name_hint or "trip", body.args[1].name_hint or "cond"]
+    names += [a.name_hint for a in body.args[2:]]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    for block in (before, after):
+        for arg, name in zip(block.args, names, strict=True):
+            arg.name_hint = name
+    loop_op = b.insert(scf.WhileOp([start, cond0, *inits], types, Region(before), Region(after)))
+
+    bb = _region_builder(b, before)
+    go = bb.icmp("slt", before.args[0], max_value)
+    if not always:
+        go = bb.op1(arith.AndIOp, go, before.args[1])
+    bb.insert(scf.ConditionOp(go, *before.args))
+
+    ab = _region_builder(b, after)
+    trip, cond, *carried = after.args
+    ab.store(ab.cast(trip, _memref(trip_buf).element_type), trip_buf, [0] * _rank(trip_buf))
+    ab.store(
+        ab.cast(cond, _memref(cond_arg_buf).element_type), cond_arg_buf, [0] * _rank(cond_arg_buf)
+    )
+    args = [
+        trip_buf,
+        cond_arg_buf,
+        *(_cast(ab, c, memref_of(a.type)) for c, a in zip(carried, body.args[2:], strict=True)),
+    ]
+    yielded = lower_region_block(ab, body, args, module)
+    new_cond = cond if forwards_cond else ab.cast(_load_scalar(ab, yielded[0]), i1)
+    new_carried = []
+    for v, t in zip(yielded[1 : 1 + n], iter_types, strict=True):
+        if _root(v) in (trip_buf, cond_arg_buf):  # rewritten next iteration: keep a copy
+            fresh = ab.alloc(_memref(v).element_type, ab.dims(v))
+            ab.copy(v, fresh)
+            v = fresh
+        new_carried.append(_cast(ab, v, t))
+
+    # Scan buffers (allocated before the loop, once the rows' types are known): one row
+    # per iteration, at most max_trips rows.
+    scan_bufs = []
+    allocs = _region_builder(b, Block())
+    trip_index = ab.to_index(trip) if any(live) else None
+    for result, out, v, used in zip(scan_results, scan_yields, yielded[1 + n :], live, strict=True):
+        if not used:
+            continue
+        row = _row_shape(memref_of(result.type), memref_of(out.type), _memref(v))
+        buf = allocs.alloc(_memref(v).element_type, [cap, *row])
+        if result.name_hint:
+            buf.name_hint = f"{result.name_hint}_rows"
+        scan_bufs.append(buf)
+        ab.copy(v, ab.insert(kernel.SubviewOp(buf, [trip_index])).results[0])
+    for alloc in list(allocs.block.ops):
+        alloc.detach()
+        b.block.insert_op_before(alloc, loop_op)
+    next_trip = ab.op1(arith.AddiOp, trip, ab.const(1, i64))
+    ab.insert(scf.YieldOp(next_trip, new_cond, *new_carried))
+
+    final_trip, _, *finals = loop_op.results
+
+    results = [_cast(b, v, memref_of(r.type)) for v, r in zip(finals, op.results[:n], strict=True)]
+    trips: Dim | None = None
+    bufs = iter(scan_bufs)
+    for result, used in zip(scan_results, live, strict=True):
+        t = memref_of(result.type)
+        if not used:  # a placeholder, which dead-buffer elimination removes
+            zeros = [b.index(0) for d in t.get_shape() if d < 0]
+            results.append(b.insert(kernel.AllocOp(t, zeros)).results[0])
+            continue
+        buf = next(bufs)
+        if all(d >= 0 for d in t.get_shape()):
+            results.append(_cast(b, buf, t))
+            continue
+        if trips is None:
+            trips = b.to_index(final_trip)
+        results.append(_view_as(b, buf, t, [trips, *_memref(buf).get_shape()[1:]]))
+    return results
+
+
+def _rank(buf: SSAValue) -> int:
+    return len(_memref(buf).get_shape())
+
+
+def _capacity(b: KernelBuilder, max_trips: int | None, max_value: SSAValue) -> Dim:
+    """How many rows the scan buffers need: max_trips, at least 0."""
+    if max_trips is None:
+        return b.imax(b.to_index(max_value), 0)
+    if max_trips > MAX_STATIC_TRIPS:
+        raise KernelLoweringError(
+            f"a loop with scan outputs and a trip count of {max_trips} (above "
+            f"{MAX_STATIC_TRIPS}; a loop ended only by its condition) is not supported: "
+            "the scan outputs cannot be allocated before the loop"
+        )
+    return max(max_trips, 0)
+
+
+def _row_shape(result: MemRefType, out: MemRefType, value: MemRefType) -> list[int]:
+    """The static shape of one scan row, from every type that describes it."""
+    shapes = [result.get_shape()[1:], out.get_shape(), value.get_shape()]
+    if len({len(s) for s in shapes}) != 1:
+        raise KernelLoweringError(
+            f"a scan output of type {out} does not fit the stacked result {result}"
+        )
+    row = []
+    for dims in zip(*shapes, strict=True):
+        known = {d for d in dims if d >= 0}
+        if len(known) > 1:
+            raise KernelLoweringError(
+                f"a scan output of type {out} does not fit the stacked result {result}"
+            )
+        if not known:
+            raise KernelLoweringError(
+                f"a scan output of type {out} has a run-time shape, which is not known before "
+                "the loop (the stacked buffer is allocated before it)"
+            )
+        row.append(known.pop())
+    return row

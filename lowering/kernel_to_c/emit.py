@@ -343,7 +343,8 @@ class _Emitter:
                     self.emit(f"const int64_t {name} = inputs[{i}].shape[{d}];")
                     dims.append(name)
             self.bind_buffer(arg, ptr, dims)
-            inputs.append((_arg_name(func, i, "arg_attrs") or f"input{i}", t.element_type,
+            inputs.append((_arg_name(func, i, "arg_attrs") or arg.name_hint or f"input{i}",
+                           t.element_type,
                            [d if d >= 0 else -1 for d in t.get_shape()]))
         ret = block.last_op
         assert isinstance(ret, ReturnOp)
@@ -430,6 +431,30 @@ class _Emitter:
         ctype = storage_type(op.result.type.element_type)
         self.emit(f"{ctype} *const {ptr} = {src.ptr};")
 
+    def op_kernel_subview(self, op: kernel.SubviewOp) -> None:
+        """`T *const row = buf + i * stride`: the slab at the leading indices."""
+        src = self.buffer(op.source)
+        n = len(op.indices)
+        shape = op.result.type.get_shape()
+        sizes = [src.dims[n + i] for i, d in enumerate(shape) if d < 0]
+        ptr, dims = self.new_buffer(op.result, sizes)
+        index = [self.value(v) for v in op.indices]
+        lead = index[0] if index else "0"
+        for d, i in zip(src.dims[1:n], index[1:], strict=True):
+            lead = f"{_paren(lead)} * {d} + {i}"
+        static = math.prod(int(d) for d in dims if d.isdigit())
+        names = [d for d in dims if not d.isdigit()]
+        stride = " * ".join(names + ([str(static)] if static != 1 or not names else []))
+        if lead == "0" or static == 0:
+            offset = ""
+        elif stride == "1":
+            offset = f" + {lead}"
+        else:
+            offset = f" + {_paren(lead)} * {_paren(stride)}"
+        ctype = storage_type(op.result.type.element_type)
+        base = self._parts(op.source, op.source.type)[0]
+        self.emit(f"{ctype} *const {ptr} = {base}{offset};")
+
     def op_kernel_copy(self, op: kernel.CopyOp) -> None:
         src, dst = self.buffer(op.source), self.buffer(op.target)
         ctype = storage_type(src.element)
@@ -475,8 +500,9 @@ class _Emitter:
             self.emit("}")
 
     def op_kernel_matmul(self, op: kernel.MatmulOp) -> None:
+        """`rung_matmul_float[_bt](lhs, rhs, out, batches, m, n, k, accumulate)`."""
         a, b, c = self.buffer(op.lhs), self.buffer(op.rhs), self.buffer(op.out)
-        fn = f"rung_matmul_{storage_type(c.element).replace('_t', '')}"
+        fn = "rung_matmul_float_bt" if op.transpose_rhs is not None else "rung_matmul_float"
         acc = "1" if op.accumulate is not None else "0"
         self.emit(
             f"{fn}({a.ptr}, {b.ptr}, {c.ptr}, {a.dims[0]}, {b.dims[0]}, {c.dims[0]}, "
@@ -500,18 +526,140 @@ class _Emitter:
             f"(const int64_t[]){{{args}}});"
         )
 
-    def op_scf_if(self, op: scf.IfOp) -> None:
-        if op.results:
-            raise CodegenError("scf.if with results is not supported; write into buffers")
-        self.emit(f"if ({self.value(op.cond)}) {{")
+    # -- structured control flow: values that change are mutable variables ------------------
+
+    def _mutable(self, v: SSAValue, init: SSAValue | None = None) -> None:
+        """Declare non-const variables for `v` (pointer and `?` dims, or a scalar) and bind it.
+
+        Results of scf.if and the values an scf.while carries are assigned in
+        several places, so they cannot be the `const` variables other values get.
+        """
+        t = v.type
+        values = self._parts(init, t) if init is not None else None
+        if isinstance(t, MemRefType):
+            ptr = self.fresh(v.name_hint, "b")
+            ctype = storage_type(t.element_type)
+            self.emit(f"{ctype} *{ptr} = {values[0] if values else '0'};")
+            dims, k = [], 1
+            for i, d in enumerate(t.get_shape()):
+                if d >= 0:
+                    dims.append(str(d))
+                    continue
+                name = f"{ptr}_d{i}"
+                self.used.add(name)
+                self.emit(f"int64_t {name} = {values[k] if values else '0'};")
+                dims.append(name)
+                k += 1
+            self.bind_buffer(v, ptr, dims)
+            return
+        name = self.fresh(v.name_hint)
+        self.emit(f"{scalar_type(t)} {name} = {values[0] if values else '0'};")
+        self.names[v] = name
+
+    def _alias(self, v: SSAValue, like: SSAValue) -> None:
+        """Bind `v` to the variables of `like` (a block argument or result sharing them)."""
+        if isinstance(v.type, MemRefType):
+            buf = self.buffer(like)
+            self.bind_buffer(v, buf.ptr, list(buf.dims))
+        else:
+            self.names[v] = self.names[like]
+
+    def _vars(self, v: SSAValue) -> list[tuple[str, str]]:
+        """The (name, C type) of each mutable variable bound to `v`."""
+        t = v.type
+        if not isinstance(t, MemRefType):
+            return [(self.names[v], scalar_type(t))]
+        buf = self.buffer(v)
+        out = [(buf.ptr, f"{storage_type(t.element_type)} *")]
+        out += [(buf.dims[i], "int64_t") for i, d in enumerate(t.get_shape()) if d < 0]
+        return out
+
+    def _parts(self, v: SSAValue, t: Attribute) -> list[str]:
+        """The C expressions of `v` laid out as the variables of a value of type `t`."""
+        if not isinstance(t, MemRefType):
+            return [self.value(v)]
+        buf = self.buffer(v)
+        ptr = buf.ptr
+        if any(w.name == ptr for w in self.weights):  # a `static const` array
+            ptr = f"({storage_type(t.element_type)} *){ptr}"
+        return [ptr] + [buf.dims[i] for i, d in enumerate(t.get_shape()) if d < 0]
+
+    def _assign(self, targets: Sequence[SSAValue], values: Sequence[SSAValue]) -> None:
+        """Assign `values` to the variables of `targets` as if all at once.
+
+        An assignment whose expression reads a variable that another one
+        writes (carried buffers swapped each iteration) goes through a
+        temporary, computed before any variable is written.
+        """
+        pairs: list[tuple[str, str, str]] = []
+        for target, value in zip(targets, values, strict=True):
+            exprs = self._parts(value, target.type)
+            for (name, ctype), expr in zip(self._vars(target), exprs, strict=True):
+                if name != expr:
+                    pairs.append((name, ctype, expr))
+        written = {name for name, _, _ in pairs}
+        final = []
+        for name, ctype, expr in pairs:
+            if set(re.findall(r"[A-Za-z_]\w*", expr)) & (written - {name}):
+                tmp = self.fresh(f"{name}_next")
+                sep = "" if ctype.endswith("*") else " "
+                self.emit(f"{ctype}{sep}{tmp} = {expr};")
+                expr = tmp
+            final.append((name, expr))
+        for name, expr in final:
+            self.emit(f"{name} = {expr};")
+
+    def _branch(self, block: Block, results: Sequence[SSAValue]) -> None:
         self.depth += 1
-        self.block(op.true_region.block, skip_last=True)
+        self.block(block, skip_last=True)
+        term = block.last_op
+        if results:
+            assert isinstance(term, scf.YieldOp)
+            self._assign(results, list(term.arguments))
         self.depth -= 1
-        if op.false_region.blocks and len(op.false_region.block.ops) > 1:
+
+    def op_scf_if(self, op: scf.IfOp) -> None:
+        """`if`/`else`; results are variables declared before and assigned in each branch."""
+        for r in op.results:
+            self._mutable(r)
+        self.emit(f"if ({self.value(op.cond)}) {{")
+        self._branch(op.true_region.block, op.results)
+        if op.false_region.blocks and (op.results or len(op.false_region.block.ops) > 1):
             self.emit("} else {")
-            self.depth += 1
-            self.block(op.false_region.block, skip_last=True)
-            self.depth -= 1
+            self._branch(op.false_region.block, op.results)
+        self.emit("}")
+
+    def op_scf_while(self, op: scf.WhileOp) -> None:
+        """`for (;;)`: the before-region, `break` on a false condition, then the after-region.
+
+        The carried values are variables initialized from the operands; the
+        after-region's yield assigns them all at once. When `scf.condition`
+        forwards the before-region's arguments, the after-region's arguments
+        and the results are those same variables.
+        """
+        before, after = op.before_region.block, op.after_region.block
+        cond, term = before.last_op, after.last_op
+        assert isinstance(cond, scf.ConditionOp) and isinstance(term, scf.YieldOp)
+        for arg, init in zip(before.args, op.arguments, strict=True):
+            self._mutable(arg, init)
+        forwards = list(cond.args) == list(before.args)
+        if forwards:
+            for result, after_arg, arg in zip(op.res, after.args, before.args, strict=True):
+                self._alias(result, arg)
+                self._alias(after_arg, arg)
+        else:
+            for result, after_arg in zip(op.res, after.args, strict=True):
+                self._mutable(result)
+                self._alias(after_arg, result)
+        self.emit("for (;;) {")
+        self.depth += 1
+        self.block(before, skip_last=True)
+        if not forwards:
+            self._assign(list(op.res), list(cond.args))
+        self.emit(f"if (!{_paren(self.value(cond.condition))}) break;")
+        self.block(after, skip_last=True)
+        self._assign(list(before.args), list(term.arguments))
+        self.depth -= 1
         self.emit("}")
 
     # -- scalar arithmetic -------------------------------------------------------------------
@@ -569,12 +717,18 @@ class _Emitter:
             return f"-{args[0]}"
         if name == "arith.select":
             return f"{args[0]} ? {args[1]} : {args[2]}"
-        if name == "arith.shli":
-            ut = _unsigned_of(t)
-            return f"({scalar_type(t)})(({ut}){args[0]} << {args[1]})"
-        if name in ("arith.shrui", "arith.shrsi"):
-            cast = _unsigned_of(t) if name == "arith.shrui" else scalar_type(t)
-            return f"({scalar_type(t)})(({cast}){args[0]} >> {args[1]})"
+        if name in ("arith.shli", "arith.shrui", "arith.shrsi"):
+            # Shifts by a negative amount or by the width or more are 0 (the sign for an
+            # arithmetic right shift), as numpy and ONNX define them; C leaves them undefined.
+            ct, ut = scalar_type(t), _unsigned_of(t)
+            width = 64 if isinstance(t, IndexType) else t.width.data  # type: ignore[union-attr]
+            a, b = args
+            inside = f"(uint64_t){b} < {width}"
+            if name == "arith.shli":
+                return f"({inside} ? ({ct})(({ut}){a} << {b}) : ({ct})0)"
+            if name == "arith.shrui":
+                return f"({inside} ? ({ct})(({ut}){a} >> {b}) : ({ct})0)"
+            return f"({inside} ? ({ct})({a} >> {b}) : ({ct})({a} < 0 ? -1 : 0))"
         if name == "arith.cmpi":
             return self._cmpi(op, args)  # type: ignore[arg-type]
         if name == "arith.cmpf":
@@ -749,6 +903,18 @@ def generate_c(module: ModuleOp, prefix: str = "model", entry: str | None = None
 static const char *rung_weights_base;
 static size_t rung_weights_size;
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void {p}_set_num_threads(int threads) {{
+#ifdef _OPENMP
+  if (threads > 0) omp_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}}
+
 size_t {p}_arena_bytes(void) {{ return {arena}; }}
 int {p}_num_inputs(void) {{ return {len(sig.inputs)}; }}
 int {p}_num_outputs(void) {{ return {len(sig.outputs)}; }}
@@ -841,6 +1007,7 @@ int {p}_init(const char *weights_path);
 void {p}_release(void);
 int {p}_run(const rung_tensor *inputs, rung_tensor *outputs, void *arena);
 size_t {p}_arena_bytes(void);  /* {arena} */
+void {p}_set_num_threads(int threads);  /* OpenMP threads of later runs (0: unchanged) */
 int {p}_num_inputs(void);
 int {p}_num_outputs(void);
 void {p}_free(void *data);
