@@ -118,8 +118,9 @@ class KernelBuilder:
     def nested(self, block: Block) -> KernelBuilder:
         """A builder appending to `block` (a loop body), sharing the buffer map."""
         inner = KernelBuilder(block, self.buffers, self.module)
-        inner._dims = self._dims
-        inner.shape_values = self.shape_values
+        # Sizes known outside are known inside; a kernel.dim made inside stays inside.
+        inner._dims = dict(self._dims)
+        inner.shape_values = dict(self.shape_values)
         return inner
 
     # -- buffers -----------------------------------------------------------------------------

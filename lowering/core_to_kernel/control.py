@@ -50,17 +50,6 @@ MAX_STATIC_TRIPS = 2**24
 'no limit' (ONNX's absent M): the scan buffers could not be allocated up front."""
 
 
-def _region_builder(b: KernelBuilder, block: Block) -> KernelBuilder:
-    """A builder for a region's block whose dim cache does not leak out of the region.
-
-    A `kernel.dim` made inside the region must not be reused after the op
-    holding it, where it is out of scope; dims known outside stay usable.
-    """
-    inner = b.nested(block)
-    inner._dims = dict(inner._dims)
-    return inner
-
-
 def _memref(v: SSAValue) -> MemRefType:
     t = v.type
     assert isinstance(t, MemRefType)
@@ -130,7 +119,7 @@ def if_(b: KernelBuilder, op: core.IfOp) -> list[SSAValue]:
     # which needs the module they are in.
     new = b.insert(scf.IfOp(cond, types, Region(blocks[0]), Region(blocks[1])))
     for region, block in zip((op.then_region, op.else_region), blocks, strict=True):
-        inner = _region_builder(b, block)
+        inner = b.nested(block)
         yielded = lower_region_block(inner, region.block, [], module) if region.blocks else []
         if len(yielded) != len(types):
             raise KernelLoweringError(
@@ -210,13 +199,13 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
             arg.name_hint = name
     loop_op = b.insert(scf.WhileOp([start, cond0, *inits], types, Region(before), Region(after)))
 
-    bb = _region_builder(b, before)
+    bb = b.nested(before)
     go = bb.icmp("slt", before.args[0], max_value)
     if not always:
         go = bb.op1(arith.AndIOp, go, before.args[1])
     bb.insert(scf.ConditionOp(go, *before.args))
 
-    ab = _region_builder(b, after)
+    ab = b.nested(after)
     trip, cond, *carried = after.args
     ab.store(ab.cast(trip, _memref(trip_buf).element_type), trip_buf, [0] * _rank(trip_buf))
     ab.store(
@@ -240,7 +229,7 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
     # Scan buffers (allocated before the loop, once the rows' types are known): one row
     # per iteration, at most max_trips rows.
     scan_bufs = []
-    allocs = _region_builder(b, Block())
+    allocs = b.nested(Block())
     trip_index = ab.to_index(trip) if any(live) else None
     for result, out, v, used in zip(scan_results, scan_yields, yielded[1 + n :], live, strict=True):
         if not used:

@@ -429,7 +429,7 @@ class _Emitter:
         src = self.buffer(op.source)
         ptr, _ = self.new_buffer(op.result, [self.value(v) for v in op.dynamic_sizes])
         ctype = storage_type(op.result.type.element_type)
-        self.emit(f"{ctype} *const {ptr} = {src.ptr};")
+        self.emit(f"{ctype} *const {ptr} = ({ctype} *){src.ptr};")
 
     def op_kernel_subview(self, op: kernel.SubviewOp) -> None:
         """`T *const row = buf + i * stride`: the slab at the leading indices."""

@@ -1,0 +1,754 @@
+"""Benchmark rung's compiled models against onnxruntime: latency, compile time, memory plan.
+
+    python bench/run.py                          # every model, 1 and 2 threads
+    python bench/run.py --models 'mlp|resnet'    # models whose name matches (re.search)
+    python bench/run.py --quick --models mlp     # a fast smoke run
+    python bench/run.py --repeat 50 --threads 1,2,4 --budget 60
+
+Options: `--repeat N` timed runs per runtime (capped for very large models),
+`--budget S` seconds of timed runs per model and thread count (whichever ends
+first; at least 3 runs), `--threads` the thread counts to measure, `--output`
+the Markdown report (default bench/RESULTS.md; `results.json` is written next
+to it), `--seed` of the random weights and inputs, `--timeout` per model.
+
+The models are the nine light ONNX models of the onnx wheel with seeded
+random weights, plus an MLP, a small CNN and a transformer block built in
+bench/models.py. Each model runs in its own subprocess, so a crash or an
+out-of-memory kill in one is reported and the run goes on, and the memory of
+a large model (VGG-19 carries over 500 MB of weights) is freed before the
+next. In that process the model is compiled stage by stage with a fresh
+compiler cache (import, lower-to-core, lower-to-kernel, C generation, C
+compile, each timed), checked once against onnxruntime on the same seeded
+inputs (rtol 1e-3, atol 1e-4), then timed: rung and onnxruntime alternate run
+by run (who goes first alternates too), after warm-up runs, so that drift of
+a noisy machine hits both alike; the report gives the median and the
+interquartile range of the per-run latency. A model that fails at any stage
+is listed with the stage and the first line of its error; geometric means
+are taken over the models that ran and matched, with their count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import gc
+import json
+import math
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timezone
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+sys.path.insert(0, str(BENCH_DIR))
+
+from models import ModelSpec, random_inputs, select  # noqa: E402
+
+if TYPE_CHECKING:
+    import onnx
+    import onnxruntime
+    from xdsl.dialects.builtin import ModuleOp
+
+    from rung.runtime.native import NativeModel
+
+STAGES = ("import", "lower-to-core", "lower-to-kernel", "C generation", "C compile")
+RTOL, ATOL = 1e-3, 1e-4
+MIN_RUNS = 3
+PAUSE_S = 0.005
+"""Idle time before each timed run: lets the other runtime's spinning worker threads go to
+sleep, so that they do not steal a core from the run being timed."""
+
+Record = dict[str, Any]
+
+
+# ---- small helpers ------------------------------------------------------------------------------
+
+
+def first_line(err: BaseException | str) -> str:
+    """The first non-empty line of an error, which is what the tables show."""
+    text = str(err).strip()
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    name = type(err).__name__ if isinstance(err, BaseException) else ""
+    return f"{name}: {line}" if name and line else (line or name or "unknown error")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and a rename, so no half-written file is ever left behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def stats_ms(samples: Sequence[float]) -> dict[str, float]:
+    """Median and quartiles in milliseconds (robust on a noisy machine, unlike the mean)."""
+    ms = np.asarray(samples, dtype=np.float64) * 1e3
+    q1, median, q3 = np.percentile(ms, [25, 50, 75])
+    return {"median": float(median), "q1": float(q1), "q3": float(q3), "n": len(ms)}
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+# ---- the worker: one model, in its own process -------------------------------------------------
+
+
+class Worker:
+    """Compiles, checks and times one model, saving its record after every step.
+
+    The record is rewritten as each step starts and ends, so if the process
+    dies (a crash in the compiled code, an out-of-memory kill) the driver still
+    knows how far it got.
+    """
+
+    def __init__(self, spec: ModelSpec, args: argparse.Namespace) -> None:
+        self.spec = spec
+        self.args = args
+        self.path = Path(args.result)
+        self.record: Record = {
+            "name": spec.name,
+            "light": spec.light,
+            "status": "running",
+            "stage": "build",
+            "compile_s": {},
+            "memory": None,
+            "timings": {},
+        }
+
+    def save(self) -> None:
+        write_atomic(self.path, json.dumps(self.record))
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.record["stage"] = name
+        self.save()
+        yield
+
+    def log(self, message: str) -> None:
+        print(f"  [{self.spec.name}] {message}", flush=True)
+
+    def run(self) -> None:
+        try:
+            self._run()
+            self.record["stage"] = "done"
+        except Exception as err:  # every failure becomes a row of the report
+            self.record["status"] = "failed"
+            self.record["error"] = first_line(err)
+            self.record["error_detail"] = "".join(traceback.format_exception(err))[-4000:]
+            self.log(f"FAILED at {self.record['stage']}: {self.record['error']}")
+        self.save()
+
+    def _run(self) -> None:
+        args, spec = self.args, self.spec
+        with self.stage("build"):
+            model = spec.build(args.seed)
+            feed = random_inputs(model, args.seed + 1)
+        native = self._compile(model)
+        with self.stage("onnxruntime"):
+            model_bytes = model.SerializeToString()
+            del model
+            gc.collect()
+            threads = args.threads
+            session = ort_session(model_bytes, threads[0])
+            expected = session.run(None, feed)
+            ort_names = [o.name for o in session.get_outputs()]
+        with self.stage("run"):
+            rung_feed = ordered_inputs(native, feed)
+            set_threads = native.lib[f"{args.prefix}_set_num_threads"]
+            set_threads.argtypes = [ctypes.c_int]
+            set_threads(threads[0])
+            got = native.run(rung_feed)
+        with self.stage("check"):
+            check = compare(got, expected, [a.name for a in native.outputs], ort_names)
+            self.record["check"] = check
+            self.record["status"] = "ok" if check["ok"] else "mismatch"
+            verdict = "ok" if check["ok"] else f"MISMATCH ({check['reason']})"
+            self.log(
+                f"check against onnxruntime: {verdict}, max abs err {check['max_abs_err']:.2e}"
+            )
+        repeat = min(args.repeat, spec.max_repeat or args.repeat)
+        for n in threads:
+            with self.stage(f"timing, {n} thread{'s' * (n > 1)}"):
+                if session is None:
+                    session = ort_session(model_bytes, n)
+                set_threads(n)
+                samples = time_alternating(
+                    {
+                        "rung": partial(native.run, rung_feed),
+                        "ort": partial(session.run, None, feed),
+                    },
+                    repeat=repeat,
+                    warmup=args.warmup,
+                    budget_s=args.budget,
+                )
+                rung, ort = stats_ms(samples["rung"]), stats_ms(samples["ort"])
+                ratio = rung["median"] / ort["median"]
+                self.record["timings"][str(n)] = {"rung_ms": rung, "ort_ms": ort, "ratio": ratio}
+                self.log(
+                    f"{n} thread(s): rung {rung['median']:.3f} ms, onnxruntime "
+                    f"{ort['median']:.3f} ms, ratio {ratio:.2f} ({rung['n']} runs)"
+                )
+                session = None
+                gc.collect()
+
+    def _compile(self, model: onnx.ModelProto) -> NativeModel:
+        """Each stage of `rung compile`, timed apart; the memory plan is read on the way."""
+        from rung.dialects import context
+        from rung.lowering.kernel_to_c import generate_c
+        from rung.lowering.pipelines import default_registry
+        from rung.runtime.native import NativeModel, cached_build
+        from rung.runtime.session import load_module
+
+        times: dict[str, float] = self.record["compile_s"]
+
+        @contextlib.contextmanager
+        def timed(stage: str) -> Iterator[None]:
+            with self.stage(stage):
+                start = time.perf_counter()
+                yield
+                times[stage] = time.perf_counter() - start
+                self.save()
+
+        with timed("import"):
+            module = load_module(model)
+        registry = default_registry()
+        with timed("lower-to-core"):
+            registry.build("lower-to-core").apply(context(), module)
+        with timed("lower-to-kernel"):
+            registry.build("core-to-kernel").apply(context(), module)
+        self.record["memory"] = memory_plan(module)
+        with timed("C generation"):
+            program = generate_c(module, self.args.prefix)
+        del module
+        gc.collect()
+        with timed("C compile"):
+            folder = cached_build(program)
+        self.record["openmp"] = bool(program.uses_openmp)
+        self.record["weights_bytes"] = len(program.weights)
+        self.log("compiled in " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()))
+        with self.stage("load"):
+            return NativeModel(folder, program)
+
+
+def memory_plan(module: ModuleOp) -> dict[str, int] | None:
+    """arena/peak/total bytes recorded by the memory plan on the entry function, if any."""
+    from xdsl.dialects.builtin import IntegerAttr
+    from xdsl.dialects.func import FuncOp
+
+    funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp)]
+    if not funcs:
+        return None
+    found = {}
+    for key in ("arena_bytes", "peak_bytes", "total_bytes"):
+        attr = funcs[0].attributes.get(f"kernel.{key}")
+        if isinstance(attr, IntegerAttr):
+            found[key] = int(attr.value.data)
+    return found or None
+
+
+def ort_session(model_bytes: bytes, threads: int) -> onnxruntime.InferenceSession:
+    """onnxruntime on `threads` intra-op threads, one inter-op thread, sequential execution."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(model_bytes, options, providers=["CPUExecutionProvider"])
+
+
+def ordered_inputs(native: NativeModel, feed: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """The feed in the compiled entry's argument order (by name; by position if names differ)."""
+    names = [a.name for a in native.inputs]
+    if set(names) == set(feed):
+        return [feed[n] for n in names]
+    return list(feed.values())
+
+
+def compare(
+    got: Sequence[np.ndarray],
+    expected: Sequence[np.ndarray],
+    got_names: Sequence[str],
+    expected_names: Sequence[str],
+) -> Record:
+    """Whether rung's outputs match onnxruntime's within RTOL/ATOL, and the largest error."""
+    if set(got_names) == set(expected_names) and len(got_names) == len(got):
+        by_name = dict(zip(got_names, got, strict=True))
+        got = [by_name[n] for n in expected_names]
+    result: Record = {
+        "ok": True,
+        "reason": "",
+        "max_abs_err": 0.0,
+        "max_scaled_err": 0.0,  # max abs error / max |expected|: comparable across models
+        "max_tol_used": 0.0,  # max abs error / (atol + rtol |expected|): above 1 fails
+    }
+    if len(got) != len(expected):
+        return {**result, "ok": False, "reason": f"{len(got)} outputs, expected {len(expected)}"}
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        g, e = np.asarray(g, dtype=np.float64), np.asarray(e, dtype=np.float64)
+        if g.shape != e.shape:
+            return {
+                **result,
+                "ok": False,
+                "reason": f"output {i} shape {g.shape}, expected {e.shape}",
+            }
+        if g.size == 0:
+            continue
+        err = np.abs(g - e)
+        err = np.where(np.isnan(g) & np.isnan(e), 0.0, err)
+        err = np.where(np.isnan(err), np.inf, err)
+        result["max_abs_err"] = max(result["max_abs_err"], float(err.max()))
+        scale = float(np.abs(e).max()) or 1.0
+        result["max_scaled_err"] = max(result["max_scaled_err"], float(err.max()) / scale)
+        used = float((err / (ATOL + RTOL * np.abs(e))).max())
+        result["max_tol_used"] = max(result["max_tol_used"], used)
+        if used > 1.0 and result["ok"]:
+            result.update(ok=False, reason=f"output {i} off by up to {float(err.max()):.3g}")
+    return result
+
+
+def time_alternating(
+    runs: dict[str, Callable[[], object]], repeat: int, warmup: int, budget_s: float
+) -> dict[str, list[float]]:
+    """Per-run seconds of each callable, interleaved run by run, the order flipping each round.
+
+    Stops after `repeat` rounds, or after `budget_s` seconds once MIN_RUNS rounds are done.
+    """
+    for _ in range(warmup):
+        for fn in runs.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    start = time.perf_counter()
+    for i in range(max(repeat, 1)):
+        for name in names if i % 2 == 0 else reversed(names):
+            time.sleep(PAUSE_S)
+            t0 = time.perf_counter()
+            runs[name]()
+            samples[name].append(time.perf_counter() - t0)
+        if i + 1 >= MIN_RUNS and time.perf_counter() - start > budget_s:
+            break
+    return samples
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    specs = [s for s in select(None) if s.name == args.worker]
+    if not specs:
+        print(f"unknown model '{args.worker}'", file=sys.stderr)
+        return 2
+    args.prefix = "bench_" + re.sub(r"\W", "_", args.worker)
+    Worker(specs[0], args).run()
+    return 0
+
+
+# ---- the driver ---------------------------------------------------------------------------------
+
+
+def run_isolated(spec: ModelSpec, args: argparse.Namespace) -> Record:
+    """Run one model's worker in a subprocess with a fresh compiler cache; its record."""
+    with tempfile.TemporaryDirectory(prefix="rung-bench-") as tmp:
+        result = Path(tmp) / "result.json"
+        stderr = Path(tmp) / "stderr.txt"
+        options = {
+            "--worker": spec.name,
+            "--result": str(result),
+            "--repeat": str(args.repeat),
+            "--warmup": str(args.warmup),
+            "--budget": str(args.budget),
+            "--threads": ",".join(map(str, args.threads)),
+            "--seed": str(args.seed),
+        }
+        cmd = [sys.executable, str(Path(__file__).resolve())]
+        cmd += [word for pair in options.items() for word in pair]
+        env = {**os.environ, "RUNG_CACHE_DIR": str(Path(tmp) / "cache")}
+        start = time.perf_counter()
+        with stderr.open("w") as err_file:
+            proc = subprocess.Popen(cmd, stderr=err_file, env=env, start_new_session=True)
+            code: int | None = None
+            try:
+                code = proc.wait(timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                pass
+            finally:  # on a timeout or Ctrl-C: the worker and its compiler, in their own group
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        record: Record = {"name": spec.name, "light": spec.light, "stage": "start", "timings": {}}
+        with contextlib.suppress(OSError, ValueError):
+            record = json.loads(result.read_text())
+        record["wall_s"] = time.perf_counter() - start
+        if code != 0 or record.get("stage") != "done":
+            if code is None:
+                why = f"timed out after {args.timeout:.0f} s"
+            elif code < 0:
+                name = signal.Signals(-code).name
+                why = f"worker killed by {name}" + (
+                    " (out of memory?)" if name == "SIGKILL" else ""
+                )
+            else:
+                why = f"worker exited with code {code}"
+            tail = [ln for ln in stderr.read_text(errors="replace").splitlines() if ln.strip()]
+            if record.get("status") != "failed":
+                record["status"] = "failed"
+                record["error"] = why + (f": {tail[-1].strip()}" if tail else "")
+                record["error_detail"] = "\n".join(tail[-40:])
+                print(f"  [{spec.name}] FAILED at {record.get('stage')}: {record['error']}")
+        return record
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: on a shared machine, how much the numbers can be trusted."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def environment() -> Record:
+    """What the numbers depend on: date, CPU, versions, compiler (no machine paths)."""
+    from rung.runtime.native import OPT_FLAGS, compiler
+
+    def version(package: str) -> str:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return "n/a"
+
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    try:
+        cc = compiler()
+        first = subprocess.run([*cc, "--version"], capture_output=True, text=True, timeout=30)
+        cc_version = (first.stdout.strip().splitlines() or ["unknown"])[0]
+        cc_name = os.path.basename(cc[0])
+    except Exception as err:  # the workers will report the missing compiler per model
+        cc_name, cc_version = "n/a", first_line(err)
+    git = "n/a"
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":!bench/RESULTS.md",
+                ":!bench/results.json",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        git = head + (" with uncommitted changes" if dirty else "") if head else "n/a"
+    omp = {k: v for k, v in os.environ.items() if k.startswith(("OMP_", "GOMP_"))}
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "load_start": load_average(),
+        "openmp_env": omp,
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "rung": version("rung"),
+        "rung_git": git,
+        "onnx": version("onnx"),
+        "onnxruntime": version("onnxruntime"),
+        "numpy": version("numpy"),
+        "xdsl": version("xdsl"),
+        "compiler": cc_name,
+        "compiler_version": cc_version,
+        "compiler_flags": " ".join(OPT_FLAGS),
+    }
+
+
+def summarize(records: Sequence[Record], threads: Sequence[int]) -> Record:
+    """Per thread count: geomean ratio over the light models and over all, and the worst model."""
+    summary: Record = {}
+    for n in threads:
+        ran = [r for r in records if r.get("status") == "ok" and str(n) in r["timings"]]
+        ratios = {r["name"]: r["timings"][str(n)]["ratio"] for r in ran}
+        light = [ratios[r["name"]] for r in ran if r["light"]]
+        worst = max(ratios, key=lambda k: ratios[k]) if ratios else None
+        summary[str(n)] = {
+            "geomean_light": geomean(light),
+            "light_count": len(light),
+            "light_total": sum(1 for r in records if r["light"]),
+            "geomean_all": geomean(list(ratios.values())),
+            "all_count": len(ratios),
+            "all_total": len(records),
+            "worst": {"name": worst, "ratio": ratios[worst]} if worst else None,
+        }
+    return summary
+
+
+def cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def status_note(r: Record) -> str:
+    if r.get("status") == "failed":
+        return f"**FAILED** at {r.get('stage')}"
+    if r.get("status") == "mismatch":
+        return f"**MISMATCH** ({r['check']['reason']}); not in the means"
+    return ""
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def render(
+    records: Sequence[Record], env: Record, args: argparse.Namespace, summary: Record
+) -> str:
+    """The Markdown report."""
+    mib = 2.0**20
+    caps = [f"{s.name}: at most {s.max_repeat}" for s in select(args.models) if s.max_repeat]
+    capped = f" ({', '.join(caps)})" if caps else ""
+    ok = sum(r.get("status") == "ok" for r in records)
+    bad = {s: [r["name"] for r in records if r.get("status") == s] for s in ("mismatch", "failed")}
+    lines = [
+        "<!-- Generated by bench/run.py; do not edit. Regenerate: python bench/run.py -->",
+        "",
+        "# rung vs onnxruntime",
+        "",
+        f"Generated by `python bench/run.py{options_text(args)}` on {env['date']}.",
+        "",
+        f"- CPU: {env['cpu']} ({env['cpus']} logical CPUs)",
+        f"- rung {env['rung']} (git {env['rung_git']}), onnx {env['onnx']}, onnxruntime "
+        f"{env['onnxruntime']}, numpy {env['numpy']}, xDSL {env['xdsl']}, Python {env['python']}",
+        f"- C compiler: {env['compiler']}: {env['compiler_version']}; flags "
+        f"`{env['compiler_flags']}` (+ `-fopenmp` where the model uses OpenMP)",
+        f"- Load average (1 min): {fmt(env.get('load_start'))} at the start, "
+        f"{fmt(env.get('load_end'))} at the end; OpenMP environment: "
+        + (" ".join(f"`{k}={v}`" for k, v in env.get("openmp_env", {}).items()) or "default"),
+        "",
+        "Seeded random weights and inputs, the same for both runtimes. Latency is per run, "
+        "through each runtime's Python API; rung and onnxruntime alternate run by run after "
+        f"{args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
+        f"{capped}. onnxruntime: CPU provider, default graph optimizations, "
+        "`intra_op_num_threads` = threads, `inter_op_num_threads` = 1, sequential execution; "
+        "rung: `<prefix>_set_num_threads(threads)`. Outputs are checked against onnxruntime "
+        f"once (rtol {RTOL:g}, atol {ATOL:g}). Ratio = rung median / onnxruntime median "
+        "(below 1: rung is faster).",
+        "",
+        f"{len(records)} model{'s' * (len(records) != 1)}: {ok} ok, {len(bad['mismatch'])} mismatched"
+        + (f" ({', '.join(bad['mismatch'])})" if bad["mismatch"] else "")
+        + f", {len(bad['failed'])} failed"
+        + (f" ({', '.join(bad['failed'])})" if bad["failed"] else "")
+        + ".",
+    ]
+    for n in args.threads:
+        s = summary[str(n)]
+        lines += [
+            "",
+            f"## Latency, {n} thread{'s' * (n > 1)}",
+            "",
+            "| model | rung ms | rung IQR ms | ORT ms | ORT IQR ms | rung/ORT | runs | note |",
+            "|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for r in records:
+            t = r["timings"].get(str(n))
+            if t is None:
+                lines.append(f"| {r['name']} | – | – | – | – | – | – | {cell(status_note(r))} |")
+                continue
+            rung, ort = t["rung_ms"], t["ort_ms"]
+            lines.append(
+                f"| {r['name']} | {rung['median']:.3f} | {rung['q3'] - rung['q1']:.3f} | "
+                f"{ort['median']:.3f} | {ort['q3'] - ort['q1']:.3f} | {t['ratio']:.2f} | "
+                f"{rung['n']} | {cell(status_note(r))} |"
+            )
+        worst = s["worst"]
+        lines += [
+            "",
+            f"- Geometric mean rung/ORT, light models: **{fmt(s['geomean_light'])}** "
+            f"(over {s['light_count']} of {s['light_total']})",
+            f"- Geometric mean rung/ORT, all models: **{fmt(s['geomean_all'])}** "
+            f"(over {s['all_count']} of {s['all_total']})",
+            f"- Worst: {worst['name']} ({worst['ratio']:.2f})" if worst else "- Worst: n/a",
+        ]
+    lines += [
+        "",
+        "## Status",
+        "",
+        "| model | status | max abs error | max error / max \\|ORT\\| | error (first line) |",
+        "|---|---|---:|---:|---|",
+    ]
+    for r in records:
+        check = r.get("check")
+        err = f"{check['max_abs_err']:.2e}" if check else "n/a"
+        scaled = f"{check['max_scaled_err']:.2e}" if check and "max_scaled_err" in check else "n/a"
+        status = r.get("status", "failed")
+        status = status if status == "ok" else f"**{status.upper()}**"
+        reason = r.get("error") or (check or {}).get("reason") or ""
+        where = f"at {r.get('stage')}: " if r.get("status") == "failed" else ""
+        lines.append(f"| {r['name']} | {status} | {err} | {scaled} | {cell(where + reason)} |")
+    lines += [
+        "",
+        "## Compile time (seconds, fresh compiler cache)",
+        "",
+        "| model | " + " | ".join(STAGES) + " | total | weights MiB | OpenMP | note |",
+        "|---|" + "---:|" * (len(STAGES) + 2) + "---|---|",
+    ]
+    for r in records:
+        times = r.get("compile_s", {})
+        cols = [f"{times[s]:.2f}" if s in times else "–" for s in STAGES]
+        total = f"{sum(times.values()):.2f}" if len(times) == len(STAGES) else "–"
+        weights = r.get("weights_bytes")
+        openmp = {True: "yes", False: "no"}.get(r.get("openmp"), "–")  # type: ignore[arg-type]
+        note = status_note(r) if r.get("status") == "failed" else ""
+        lines.append(
+            f"| {r['name']} | {' | '.join(cols)} | {total} | "
+            f"{'–' if weights is None else f'{weights / mib:.1f}'} | {openmp} | {cell(note)} |"
+        )
+    lines += [
+        "",
+        "## Memory plan (MiB)",
+        "",
+        "Arena: the scratch memory a run uses; peak: the most bytes live at once (a lower bound "
+        "for the arena); total: all planned buffers without reuse.",
+        "",
+        "| model | arena | peak | total | note |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in records:
+        plan = r.get("memory") or {}
+        cols = [
+            fmt(plan[k] / mib) if k in plan else "n/a"
+            for k in ("arena_bytes", "peak_bytes", "total_bytes")
+        ]
+        note = status_note(r) if r.get("status") == "failed" and not plan else ""
+        lines.append(f"| {r['name']} | {' | '.join(cols)} | {cell(note)} |")
+    return "\n".join(lines) + "\n"
+
+
+def options_text(args: argparse.Namespace) -> str:
+    """The options of this run that change its numbers (not the output path)."""
+    parts = []
+    if args.quick:
+        parts.append("--quick")
+    if args.models:
+        parts.append(f"--models '{args.models}'")
+    if not args.quick:
+        parts.append(f"--repeat {args.repeat}")
+    parts.append(f"--threads {','.join(map(str, args.threads))}")
+    return "".join(f" {p}" for p in parts)
+
+
+def driver_main(args: argparse.Namespace) -> int:
+    specs = select(args.models)
+    if not specs:
+        names = ", ".join(s.name for s in select(None))
+        print(f"no model matches '{args.models}'; the models are: {names}", file=sys.stderr)
+        return 2
+    env = environment()
+    print(f"benchmarking {len(specs)} model(s) on {env['cpu']}, threads {args.threads}")
+    records = []
+    for spec in specs:
+        print(f"{spec.name} ...", flush=True)
+        records.append(run_isolated(spec, args))
+    env["load_end"] = load_average()
+    summary = summarize(records, args.threads)
+    output = Path(args.output)
+    json_path = output.with_name("results.json")
+    report = {
+        "environment": env,
+        "settings": {
+            "quick": args.quick,
+            "models": args.models,
+            "repeat": args.repeat,
+            "warmup": args.warmup,
+            "budget_s": args.budget,
+            "threads": args.threads,
+            "seed": args.seed,
+            "rtol": RTOL,
+            "atol": ATOL,
+        },
+        "summary": summary,
+        "models": records,
+    }
+    write_atomic(json_path, json.dumps(report, indent=1) + "\n")
+    write_atomic(output, render(records, env, args, summary))
+    for n in args.threads:
+        s = summary[str(n)]
+        print(
+            f"{n} thread(s): geomean rung/ORT light {fmt(s['geomean_light'])} "
+            f"({s['light_count']}/{s['light_total']}), all {fmt(s['geomean_all'])} "
+            f"({s['all_count']}/{s['all_total']})"
+        )
+    print(f"wrote {output} and {json_path.name}")
+    return 0
+
+
+def thread_list(text: str) -> list[int]:
+    try:
+        threads = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected thread counts such as 1,2, got '{text}'"
+        ) from None
+    if not threads or min(threads) < 1:
+        raise argparse.ArgumentTypeError(f"thread counts must be positive, got '{text}'")
+    return threads
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--models", help="regular expression of the model names to run")
+    parser.add_argument("--repeat", type=int, help="timed runs per runtime (default 20)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs per runtime (default 2)")
+    parser.add_argument(
+        "--budget", type=float, help="seconds of timed runs per model and thread count (default 30)"
+    )
+    parser.add_argument("--threads", type=thread_list, default=[1, 2], help="default 1,2")
+    parser.add_argument(
+        "--output",
+        default=str(BENCH_DIR / "RESULTS.md"),
+        help="the Markdown report; results.json goes next to it",
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 3 runs, short budget")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per model")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--result", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    quick = args.quick
+    for name, normal, fast in (("repeat", 20, 3), ("warmup", 2, 1), ("budget", 30.0, 5.0)):
+        if getattr(args, name) is None:
+            setattr(args, name, fast if quick else normal)
+    if args.repeat < 1 or args.warmup < 0 or args.budget < 0:
+        parser.error("--repeat must be at least 1, --warmup and --budget not negative")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    return worker_main(args) if args.worker else driver_main(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
