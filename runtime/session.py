@@ -2,8 +2,8 @@
 
     from rung.runtime import InferenceSession
 
-    sess = InferenceSession("model.onnx", level="onnx")
-    outputs = sess.run(None, {"x": x})          # list of arrays, in output order
+    sess = InferenceSession("model.onnx")         # compiled natively (level kernel)
+    outputs = sess.run(None, {"x": x})            # list of arrays, in output order
     sess.get_inputs()[0].name, .shape, .type      # like onnxruntime's NodeArg
 
 The model (a ModelProto, a path to `.onnx` / `.onnxtxt` / `.mlir`, or an
@@ -112,12 +112,15 @@ def _dialects(module: ModuleOp) -> set[str]:
 
 
 class InferenceSession:
-    """Runs a model at one level (`"onnx"` for now; see `rung.runtime.levels.level_names()`)."""
+    """Runs a model at one level: `kernel` (compiled C, the default), `core` or `onnx`.
+
+    See `rung.runtime.levels.level_names()` for every registered level.
+    """
 
     def __init__(
         self,
         model: ModelProto | str | os.PathLike[str] | ModuleOp,
-        level: str = "onnx",
+        level: str = "kernel",
     ) -> None:
         from .onnx_export import io_dim_params, io_names, main_function
 
