@@ -18,7 +18,7 @@
 // CHECK-NEXT:     r_d0 = flat_d0;
 // CHECK-NEXT:   } else {
 // CHECK-NEXT:     const int64_t wv_d0 = 2;
-// CHECK-NEXT:     float *const wv = w;
+// CHECK-NEXT:     float *const wv = (float *)w;
 // CHECK-NEXT:     r = wv;
 // CHECK-NEXT:     r_d0 = wv_d0;
 // CHECK-NEXT:   }
@@ -46,18 +46,18 @@
 // CHECK-NEXT:   for (;;) {
 // CHECK-NEXT:     bool big = g_d0 > 1;
 // CHECK-NEXT:     const int64_t gv_d0 = g_d0;
-// CHECK-NEXT:     float *const gv = g;
+// CHECK-NEXT:     float *const gv = (float *)g;
 // CHECK-NEXT:     grown = gv;
 // CHECK-NEXT:     grown_d0 = gv_d0;
 // CHECK-NEXT:     if (!big) break;
 // CHECK-NEXT:     float *const last = grown + grown_d0 * 4;
 // CHECK-NEXT:     const int64_t hd_d0 = grown_d0;
 // CHECK-NEXT:     const int64_t hd_d1 = grown_d0;
-// CHECK-NEXT:     float *const hd = grown;
+// CHECK-NEXT:     float *const hd = (float *)grown;
 // CHECK-NEXT:     const int64_t hrow_d0 = hd_d1;
 // CHECK-NEXT:     float *const hrow = hd + 1 * hrow_d0;
 // CHECK-NEXT:     const int64_t hv_d0 = 1;
-// CHECK-NEXT:     float *const hv = grown;
+// CHECK-NEXT:     float *const hv = (float *)grown;
 // CHECK-NEXT:     g = hv;
 // CHECK-NEXT:     g_d0 = hv_d0;
 // CHECK-NEXT:   }
