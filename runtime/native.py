@@ -4,34 +4,55 @@
     model = compile_program(program)             # cc, cached by content hash
     outputs = model.run([x, y])                  # numpy in, numpy out
 
+    result = compile_model("model.onnx", "out/")  # `rung compile`: files + lib into out/
+    outputs = run_in_harness(program, [x, y])     # sanitizer build, run as its own process
+
 The compiler is `$CC`, else `cc`. Libraries are cached under `$RUNG_CACHE_DIR`
 (default `~/.cache/rung`) in a folder named by the hash of everything that
-goes into the build (sources, runtime header, weights, compiler and flags),
+goes into the build (sources, runtime headers, weights, compiler and flags),
 so compiling the same model twice costs one hash. Builds write to a temporary
 folder that is renamed into place, so a cache entry is always complete, even
 with several processes compiling at once.
+
+A sanitizer build (`-fsanitize=address,undefined`) cannot be loaded into the
+Python process: the ASan runtime must come first in the process. Instead,
+`run_in_harness` links the model's C with `rung_harness.c` (a `main` that
+reads raw input files and writes raw output files) into an executable and
+runs it; any sanitizer finding raises `SanitizerError` with the report.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import functools
 import hashlib
 import os
+import platform
+import re
 import shlex
 import shutil
 import subprocess
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
 from rung.errors import RungError
 
-from .levels import EvaluationError
+from .levels import EvaluationError, UnsupportedOpError
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
+
+    from rung.lowering.kernel_to_c import CProgram
 
 MAX_RANK = 8
 
@@ -39,9 +60,34 @@ OPT_FLAGS = ("-O3", "-march=native", "-fno-math-errno")
 DEBUG_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
                "-fno-sanitize-recover=all")
 
+SANITIZER_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
+}
+"""The environment of a harness run: stop at the first finding, and look for leaks."""
+
+HARNESS = "rung_harness.c"
+"""The test harness's C file, kept beside the runtime headers (see `harness_source`)."""
+
 
 class CompileError(RungError):
     """The C compiler failed or is missing."""
+
+
+class SanitizerError(RungError):
+    """A sanitizer build found a problem (its report is the message)."""
+
+
+@dataclass
+class CacheStats:
+    """How often the cache answered and how often the compiler ran (in this process)."""
+
+    hits: int = 0
+    builds: int = 0
+
+
+STATS = CacheStats()
+_STATS_LOCK = threading.Lock()
 
 
 class RungTensor(ctypes.Structure):
@@ -55,27 +101,93 @@ class RungTensor(ctypes.Structure):
     ]
 
 
+# ---- the compiler -----------------------------------------------------------------------------
+
+
 def cache_dir() -> Path:
     root = os.environ.get("RUNG_CACHE_DIR")
     return Path(root) if root else Path.home() / ".cache" / "rung"
 
 
 def compiler() -> list[str]:
-    cc = os.environ.get("CC") or "cc"
-    words = shlex.split(cc)
-    if not words or shutil.which(words[0]) is None:
+    """The C compiler command: `$CC` (which may carry words, e.g. `ccache gcc`), else `cc`."""
+    cc = os.environ.get("CC", "").strip() or "cc"
+    try:
+        words = shlex.split(cc)
+    except ValueError as err:
+        raise CompileError(f"cannot parse $CC '{cc}': {err}") from None
+    found = shutil.which(words[0]) if words else None
+    if found is None:
         raise CompileError(
             f"no C compiler: '{cc}' was not found (set $CC to a C compiler such as gcc or clang)"
         )
-    return words
+    # Absolute, so that builds can run inside their folder with short file names.
+    return [os.path.abspath(found), *words[1:]]
 
 
-def build_flags(openmp: bool, debug: bool = False) -> list[str]:
-    flags = ["-std=gnu11", "-fPIC", "-shared"]
+_OPENMP: dict[tuple[str, ...], bool] = {}
+_OPENMP_LOCK = threading.Lock()
+
+
+def openmp_supported(cc: Sequence[str]) -> bool:
+    """Whether `cc` builds with `-fopenmp` (clang without libomp does not); probed once."""
+    key = tuple(cc)
+    with _OPENMP_LOCK:
+        if key not in _OPENMP:
+            with tempfile.TemporaryDirectory(prefix="rung-omp-") as tmp:
+                src = Path(tmp) / "probe.c"
+                src.write_text(
+                    "#include <omp.h>\nint probe(void) { return omp_get_max_threads(); }\n"
+                )
+                try:
+                    proc = subprocess.run(
+                        [*cc, "-fopenmp", "-fPIC", "-shared", str(src), "-o",
+                         str(Path(tmp) / "probe.so")],
+                        capture_output=True,
+                        timeout=120,
+                    )
+                    _OPENMP[key] = proc.returncode == 0
+                except (OSError, subprocess.TimeoutExpired):
+                    _OPENMP[key] = False
+        return _OPENMP[key]
+
+
+def build_flags(openmp: bool, debug: bool = False, *, shared: bool = True) -> list[str]:
+    """Flags of a build; OpenMP only if the program uses it and the compiler has it.
+
+    Without OpenMP the `#pragma omp` lines are ignored and the loops run serially.
+    """
+    flags = ["-std=gnu11"]
+    if shared:
+        flags += ["-fPIC", "-shared"]
     flags += list(DEBUG_FLAGS if debug else OPT_FLAGS)
-    if openmp:
+    if openmp and openmp_supported(compiler()):
         flags.append("-fopenmp")
     return flags
+
+
+def _run_compiler(cmd: list[str], what: Path) -> None:
+    """Run one compiler command in the folder of `what` (file names in `cmd` are relative)."""
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=1800, cwd=what.parent
+        )
+    except FileNotFoundError:
+        raise CompileError(f"no C compiler: '{cmd[0]}' was not found (set $CC)") from None
+    except PermissionError:
+        raise CompileError(f"cannot run the C compiler '{cmd[0]}': permission denied") from None
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"the C compiler took too long on {what.name}") from None
+    with _STATS_LOCK:
+        STATS.builds += 1
+    if proc.returncode != 0:
+        lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
+        detail = "\n".join(lines[:20]) + ("\n..." if len(lines) > 20 else "")
+        raise CompileError(
+            f"the C compiler '{cmd[0]}' failed (exit code {proc.returncode}) on {what.name}"
+            + (f":\n{detail}" if detail else "")
+            + f"\ncommand: {shlex.join(cmd)}"
+        )
 
 
 def runtime_headers() -> list[Path]:
@@ -85,75 +197,144 @@ def runtime_headers() -> list[Path]:
     return sorted(RUNTIME_HEADER.parent.glob("*.h"))
 
 
-def write_sources(program: object, folder: Path) -> list[Path]:
+def write_sources(program: CProgram, folder: Path) -> list[Path]:
     """Write `<prefix>.c`, `<prefix>.h`, the runtime headers and `<prefix>.weights` (if any)."""
-    p = program.prefix  # type: ignore[attr-defined]
+    p = program.prefix
     folder.mkdir(parents=True, exist_ok=True)
     files = [folder / f"{p}.c", folder / f"{p}.h"]
-    files[0].write_text(program.source)  # type: ignore[attr-defined]
-    files[1].write_text(program.header)  # type: ignore[attr-defined]
+    files[0].write_text(program.source)
+    files[1].write_text(program.header)
     for header in runtime_headers():
         files.append(folder / header.name)
         shutil.copyfile(header, files[-1])
-    if program.weights:  # type: ignore[attr-defined]
+    if program.weights:
         files.append(folder / f"{p}.weights")
-        files[-1].write_bytes(program.weights)  # type: ignore[attr-defined]
+        files[-1].write_bytes(program.weights)
     return files
 
 
-def build_library(program: object, folder: Path, debug: bool = False) -> Path:
+def build_library(program: CProgram, folder: Path, debug: bool = False) -> Path:
     """Compile the sources written in `folder` into `lib<prefix>.so` there."""
-    p = program.prefix  # type: ignore[attr-defined]
+    p = program.prefix
     out = folder / f"lib{p}.so"
-    cmd = [
-        *compiler(),
-        *build_flags(program.uses_openmp, debug),  # type: ignore[attr-defined]
-        str(folder / f"{p}.c"),
-        "-o",
-        str(out),
-        "-lm",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        errors = "\n".join(proc.stderr.strip().splitlines()[:20])
-        raise CompileError(f"the C compiler failed on {folder / (p + '.c')}:\n{errors}")
+    src = folder / f"{p}.c"
+    cmd = [*compiler(), *build_flags(program.uses_openmp, debug), src.name, "-o", out.name, "-lm"]
+    _run_compiler(cmd, src)
     return out
 
 
-def _digest(program: object, debug: bool) -> str:
+def harness_source() -> Path:
+    """`rung_harness.c`: the `main` that runs a model from raw files (see `run_in_harness`)."""
+    from rung.lowering.kernel_to_c.emit import RUNTIME_HEADER
+
+    path = RUNTIME_HEADER.with_name(HARNESS)
+    if not path.is_file():
+        raise CompileError(f"the test harness source {HARNESS} is missing from rung's install")
+    return path
+
+
+def build_harness(program: CProgram, folder: Path, debug: bool = True) -> Path:
+    """Link the sources written in `folder` with the harness into `<prefix>_harness` there."""
+    p = program.prefix
+    harness = folder / HARNESS
+    if not harness.exists():
+        shutil.copyfile(harness_source(), harness)
+    out = folder / f"{p}_harness"
+    src = folder / f"{p}.c"
+    # `linux` and `unix` are predefined in GNU C; the harness pastes the prefix into names.
+    cmd = [
+        *compiler(),
+        *build_flags(program.uses_openmp, debug, shared=False),
+        "-Ulinux",
+        "-Uunix",
+        f"-DRUNG_PREFIX={p}",
+        "-include",
+        f"{p}.h",
+        src.name,
+        harness.name,
+        "-o",
+        out.name,
+        "-lm",
+    ]
+    _run_compiler(cmd, src)
+    return out
+
+
+@functools.cache
+def _host() -> str:
+    """The CPU a `-march=native` build is for, so a cache shared between machines stays valid."""
+    text = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "flags")):
+                text += line
+            if line.strip() == "":
+                break
+    return platform.machine() + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _digest(program: CProgram, debug: bool, kind: str = "lib") -> str:
     h = hashlib.sha256()
-    for part in (
-        program.source,  # type: ignore[attr-defined]
-        program.header,  # type: ignore[attr-defined]
+    parts = [
+        kind,
+        _host(),
+        program.prefix,
+        program.source,
+        program.header,
         *(header.read_text() for header in runtime_headers()),
-        " ".join(compiler() + build_flags(program.uses_openmp, debug)),  # type: ignore[attr-defined]
-    ):
+        " ".join(compiler() + build_flags(program.uses_openmp, debug)),
+    ]
+    if kind == "harness":
+        parts.append(harness_source().read_text())
+    for part in parts:
         h.update(part.encode())
         h.update(b"\0")
-    h.update(hashlib.sha256(program.weights).digest())  # type: ignore[attr-defined]
+    h.update(hashlib.sha256(program.weights).digest())
     return h.hexdigest()[:24]
 
 
-def cached_build(program: object, debug: bool = False) -> Path:
-    """The folder holding the built library of `program`, compiling it if not cached."""
-    folder = cache_dir() / _digest(program, debug)
-    lib = folder / f"lib{program.prefix}.so"  # type: ignore[attr-defined]
-    if lib.exists():
+def _cached(program: CProgram, debug: bool, kind: str) -> Path:
+    """The cache folder of one build (`lib` or `harness`), building it if it is not there."""
+    folder = cache_dir() / _digest(program, debug, kind)
+    target = folder / (f"lib{program.prefix}.so" if kind == "lib" else f"{program.prefix}_harness")
+    if target.exists():
+        with _STATS_LOCK:
+            STATS.hits += 1
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder.parent))
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder.parent))
+    except OSError as err:
+        raise CompileError(f"cannot use the cache folder '{folder.parent}': {err}") from None
     try:
         write_sources(program, tmp)
-        build_library(program, tmp, debug)
+        if kind == "lib":
+            build_library(program, tmp, debug)
+        else:
+            build_harness(program, tmp, debug)
         try:
             tmp.rename(folder)
         except OSError:
-            if not lib.exists():  # lost a race to an incomplete entry: should not happen
+            # Another process finished the same entry first; its files are just as good.
+            if not target.exists():
                 raise
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return folder
+
+
+def cached_build(program: CProgram, debug: bool = False) -> Path:
+    """The folder holding the built library of `program`, compiling it if not cached."""
+    return _cached(program, debug, "lib")
+
+
+def cached_harness(program: CProgram, debug: bool = True) -> Path:
+    """The harness executable of `program` (a sanitizer build by default), cached."""
+    return _cached(program, debug, "harness") / f"{program.prefix}_harness"
+
+
+# ---- inputs and outputs -------------------------------------------------------------------------
 
 
 @dataclass
@@ -164,21 +345,50 @@ class _Arg:
     shape: list[int]
 
 
+def _args(items: Sequence[tuple[str, object, list[int]]]) -> list[_Arg]:
+    from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
+    from rung.runtime.core_eval import numpy_dtype
+
+    return [_Arg(n, numpy_dtype(t), ONNX_FROM_MLIR[t], s) for n, t, s in items]  # type: ignore[arg-type]
+
+
+def _check_inputs(args: Sequence[_Arg], inputs: Sequence[object]) -> list[np.ndarray]:
+    """The inputs as C-contiguous arrays, checked against the signature (same errors as C)."""
+    if len(inputs) != len(args):
+        names = ", ".join(f"'{a.name}'" for a in args) or "none"
+        raise EvaluationError(f"expected {len(args)} inputs ({names}), got {len(inputs)}")
+    arrays = []
+    for i, (arg, value) in enumerate(zip(args, inputs, strict=True)):
+        # asarray(order="C") keeps 0-d arrays 0-d (ascontiguousarray makes them 1-d).
+        a = np.asarray(value, order="C")
+        if a.dtype != arg.dtype:
+            raise EvaluationError(f"input {i} ('{arg.name}') must be of {arg.dtype}, got {a.dtype}")
+        if a.ndim != len(arg.shape) or any(
+            d >= 0 and d != n for d, n in zip(arg.shape, a.shape, strict=True)
+        ):
+            want = "x".join("?" if d < 0 else str(d) for d in arg.shape) or "a scalar"
+            raise EvaluationError(
+                f"input {i} ('{arg.name}') must have shape {want}, got {list(a.shape)}"
+            )
+        arrays.append(a)
+    return arrays
+
+
 class NativeModel:
     """A loaded model library: feed numpy arrays, get numpy arrays."""
 
-    def __init__(self, folder: Path, program: object) -> None:
-        from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
-        from rung.runtime.core_eval import numpy_dtype
-
-        p = program.prefix  # type: ignore[attr-defined]
-        sig = program.signature  # type: ignore[attr-defined]
+    def __init__(self, folder: Path, program: CProgram) -> None:
+        p = program.prefix
         self.folder = folder
-        self.lib = ctypes.CDLL(str(folder / f"lib{p}.so"))
-        self.inputs = [_Arg(n, numpy_dtype(t), ONNX_FROM_MLIR[t], s) for n, t, s in sig.inputs]
-        self.outputs = [_Arg(n, numpy_dtype(t), ONNX_FROM_MLIR[t], s) for n, t, s in sig.outputs]
+        self.inputs = _args(program.signature.inputs)
+        self.outputs = _args(program.signature.outputs)
+        try:
+            self.lib = ctypes.CDLL(str(folder / f"lib{p}.so"))
+        except OSError as err:
+            raise CompileError(f"cannot load the compiled model lib{p}.so: {err}") from None
         self._run = getattr(self.lib, f"{p}_run")
-        self._run.argtypes = [ctypes.POINTER(RungTensor), ctypes.POINTER(RungTensor), ctypes.c_void_p]
+        tensors = ctypes.POINTER(RungTensor)
+        self._run.argtypes = [tensors, tensors, ctypes.c_void_p]
         self._run.restype = ctypes.c_int
         self._free = getattr(self.lib, f"{p}_free")
         self._free.argtypes = [ctypes.c_void_p]
@@ -196,24 +406,9 @@ class NativeModel:
         self._arena = np.empty(self.arena_bytes + 64, dtype=np.uint8)
 
     def run(self, inputs: Sequence[object]) -> list[np.ndarray]:
-        if len(inputs) != len(self.inputs):
-            raise EvaluationError(f"expected {len(self.inputs)} inputs, got {len(inputs)}")
-        arrays = []
+        arrays = _check_inputs(self.inputs, inputs)
         ins = (RungTensor * max(len(self.inputs), 1))()
-        for i, (arg, value) in enumerate(zip(self.inputs, inputs, strict=True)):
-            a = np.ascontiguousarray(np.asarray(value))
-            if a.dtype != arg.dtype:
-                raise EvaluationError(
-                    f"input {i} ('{arg.name}') must be of {arg.dtype}, got {a.dtype}"
-                )
-            if a.ndim != len(arg.shape) or any(
-                d >= 0 and d != n for d, n in zip(arg.shape, a.shape, strict=True)
-            ):
-                want = "x".join("?" if d < 0 else str(d) for d in arg.shape) or "a scalar"
-                raise EvaluationError(
-                    f"input {i} ('{arg.name}') must have shape {want}, got {list(a.shape)}"
-                )
-            arrays.append(a)
+        for i, (arg, a) in enumerate(zip(self.inputs, arrays, strict=True)):
             ins[i].data = a.ctypes.data
             ins[i].dtype = arg.code
             ins[i].rank = a.ndim
@@ -238,8 +433,13 @@ class NativeModel:
         return results
 
 
-def compile_program(program: object, debug: bool = False) -> NativeModel:
+def compile_program(program: CProgram, debug: bool = False) -> NativeModel:
     """Build (or find in the cache) and load the library of a generated program."""
+    if debug:
+        raise CompileError(
+            "a sanitizer build cannot be loaded into Python (the ASan runtime must be the "
+            "first library of the process); run it with run_in_harness instead"
+        )
     return NativeModel(cached_build(program, debug), program)
 
 
@@ -255,3 +455,374 @@ def evaluate(module: object, inputs: Sequence[object]) -> list[object]:
         model = compile_program(generate_c(module))  # type: ignore[arg-type]
         _LOADED[module] = model
     return model.run(inputs)  # type: ignore[return-value]
+
+
+# ---- the sanitizer harness ----------------------------------------------------------------------
+
+_FINDING = re.compile(
+    r"ERROR: (AddressSanitizer|LeakSanitizer|ThreadSanitizer|MemorySanitizer)|runtime error:"
+)
+_HARNESS_USAGE, _HARNESS_MODEL_ERROR = 2, 3
+"""Exit codes of rung_harness.c (4, outputs that differ between runs, is a finding)."""
+
+
+def run_in_harness(
+    program: CProgram,
+    inputs: Sequence[object],
+    *,
+    debug: bool = True,
+    repeat: int = 2,
+    timeout: float = 300.0,
+) -> list[np.ndarray]:
+    """Run `program` in its harness executable (by default a sanitizer build) on `inputs`.
+
+    The harness runs the model `repeat` times, with the arena filled with a
+    different byte pattern each time, and requires identical outputs, so reads
+    of uninitialized scratch memory show up even where no sanitizer sees them.
+    Raises SanitizerError with the report on any finding (or on outputs that
+    differ between runs), EvaluationError if the model reports an error.
+    """
+    args = _args(program.signature.inputs)
+    outs = _args(program.signature.outputs)
+    arrays = _check_inputs(args, inputs)
+    exe = cached_harness(program, debug)
+    with tempfile.TemporaryDirectory(prefix="rung-harness-") as tmp:
+        folder = Path(tmp)
+        cmd = [str(exe), "-n", str(max(repeat, 1)), "-o", str(folder / "out")]
+        weights = exe.parent / f"{program.prefix}.weights"
+        if weights.exists():
+            cmd += ["-w", str(weights)]
+        for i, (arg, a) in enumerate(zip(args, arrays, strict=True)):
+            path = folder / f"input_{i}.bin"
+            path.write_bytes(a.tobytes())
+            cmd.append(f"{arg.code}:{'x'.join(str(n) for n in a.shape)}:{path}")
+        (folder / "out").mkdir()
+        env = {**os.environ, **SANITIZER_ENV}
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            raise SanitizerError(
+                f"the harness of '{program.prefix}' ran longer than {timeout} s"
+            ) from None
+        report = proc.stderr.strip()
+        if _FINDING.search(report) or proc.returncode < 0 or proc.returncode not in (
+            0, _HARNESS_USAGE, _HARNESS_MODEL_ERROR
+        ):
+            lines = report.splitlines()
+            shown = "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")
+            build = "sanitizer build" if debug else "harness"
+            raise SanitizerError(
+                f"the {build} of '{program.prefix}' found a problem "
+                f"(exit code {proc.returncode}):\n{shown}"
+            )
+        if proc.returncode == _HARNESS_MODEL_ERROR:
+            raise EvaluationError(f"the compiled model failed: {report}")
+        if proc.returncode == _HARNESS_USAGE:
+            raise RungError(f"the harness of '{program.prefix}' refused its arguments: {report}")
+        return _read_outputs(folder / "out", outs)
+
+
+def _read_outputs(folder: Path, outs: Sequence[_Arg]) -> list[np.ndarray]:
+    """The outputs the harness wrote: `manifest.txt` lines `index dtype rank dims... file`."""
+    manifest = (folder / "manifest.txt").read_text().splitlines()
+    if len(manifest) != len(outs):
+        raise SanitizerError(f"the harness wrote {len(manifest)} outputs, expected {len(outs)}")
+    results = []
+    for line, arg in zip(manifest, outs, strict=True):
+        words = line.split()
+        code, rank = int(words[1]), int(words[2])
+        shape = tuple(int(w) for w in words[3 : 3 + rank])
+        if code != arg.code:
+            raise SanitizerError(f"output '{arg.name}' has dtype {code}, expected {arg.code}")
+        data = (folder / words[3 + rank]).read_bytes()
+        results.append(np.frombuffer(data, dtype=arg.dtype).reshape(shape).copy())
+    return results
+
+
+# ---- rung compile -------------------------------------------------------------------------------
+
+STAGES = ("import", "lower-to-core", "lower-to-kernel", "C generation", "C compile")
+
+
+@dataclass
+class CompileResult:
+    """What `compile_model` wrote, and how long each stage took."""
+
+    outdir: Path
+    prefix: str
+    files: list[Path]
+    """Every file written into `outdir`, in the order written."""
+    library: Path | None
+    """`lib<prefix>.so`, or None with `emit_only`."""
+    harness: Path | None
+    """`<prefix>_harness` (debug builds only)."""
+    arena_bytes: int
+    weights_bytes: int
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds per stage (see STAGES); `C compile` is absent with `emit_only`."""
+    program: CProgram | None = None
+
+    def summary(self) -> str:
+        """One line: the files, the arena and the weights."""
+        names = ", ".join(f.name for f in self.files)
+        return (
+            f"wrote {len(self.files)} files to {self.outdir}: {names} "
+            f"(arena {self.arena_bytes} bytes, weights {self.weights_bytes} bytes)"
+        )
+
+
+def default_prefix(model: object) -> str:
+    """A C identifier from the model file's name (`my-net.v2.onnx` → `my_net_v2`)."""
+    if isinstance(model, str | os.PathLike):
+        stem = Path(model).name
+        for suffix in (".onnxtxt", ".onnx", ".mlir"):
+            if stem.endswith(suffix) and stem != suffix:
+                stem = stem[: -len(suffix)]
+                break
+        name = re.sub(r"[^A-Za-z0-9_]", "_", stem).strip("_")
+        if name:
+            return f"m_{name}" if name[0].isdigit() else name
+    return "model"
+
+
+def _check_prefix(prefix: str) -> None:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", prefix):
+        raise RungError(
+            f"invalid prefix '{prefix}': use a C identifier of ASCII letters, digits and '_', "
+            "starting with a letter"
+        )
+
+
+def owned_files(prefix: str, debug: bool) -> list[str]:
+    """Names `compile_model` may write into the output folder for `prefix`."""
+    names = [f"{prefix}.c", f"{prefix}.h", *(h.name for h in runtime_headers())]
+    names += [f"{prefix}.weights", f"lib{prefix}.so"]
+    if debug:
+        names += [HARNESS, f"{prefix}_harness"]
+    return names
+
+
+def _prepare_outdir(outdir: Path, prefix: str, debug: bool, force: bool) -> None:
+    """Refuse an unusable output folder, or one holding files we would overwrite."""
+    if outdir.exists() and not outdir.is_dir():
+        raise RungError(f"'{outdir}' exists and is not a folder")
+    parent = outdir.resolve().parent
+    if not parent.is_dir():
+        raise RungError(f"cannot create '{outdir}': folder '{parent}' does not exist")
+    if outdir.is_dir() and not force:
+        same = {h.name: h for h in runtime_headers()}
+        if debug:
+            same[HARNESS] = harness_source()
+        clash = [
+            n
+            for n in owned_files(prefix, debug)
+            if (outdir / n).exists() and not (n in same and _same_file(outdir / n, same[n]))
+        ]
+        if clash:
+            raise RungError(
+                f"'{outdir}' already holds {', '.join(clash)}; use --force to overwrite them, "
+                "or choose another output folder or --prefix"
+            )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two files have the same bytes (then writing one over the other loses nothing)."""
+    try:
+        return a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
+def _dialects(module: ModuleOp) -> set[str]:
+    return {op.name.split(".", 1)[0] for op in module.walk()} - {"builtin", "func"}
+
+
+def _lower(module: ModuleOp, where: str, timings: dict[str, float]) -> ModuleOp:
+    """Lower a module of any level to kernel, timing the core and kernel halves apart."""
+    from xdsl.utils.exceptions import DiagnosticException, PassFailedException
+
+    from rung.dialects import context
+    from rung.lowering.pipelines import default_registry
+
+    from .onnx_export import check_onnx_module
+
+    dialects = _dialects(module)
+    registry = default_registry()
+    full = registry.pipelines["lower-to-kernel"].text
+    head, _, rest = full.partition(",")
+    steps: list[tuple[str, str]] = []
+    if "kernel" in dialects:
+        if dialects & {"onnx", "core"}:
+            others = ", ".join(sorted(dialects & {"onnx", "core"}))
+            raise RungError(f"{where} mixes kernel ops with {others} ops")
+    elif "core" in dialects and "onnx" not in dialects:
+        steps = [("lower-to-kernel", rest if head == "lower-to-core" else full)]
+    else:
+        try:
+            check_onnx_module(module, where)
+        except RungError as err:
+            raise RungError(f"{err.message}; give onnx-, core- or kernel-dialect IR") from None
+        if head == "lower-to-core" and rest:
+            steps = [("lower-to-core", head), ("lower-to-kernel", rest)]
+        else:
+            steps = [("lower-to-kernel", full)]
+    timings["lower-to-core"] = 0.0
+    timings["lower-to-kernel"] = 0.0
+    for stage, text in steps:
+        start = time.perf_counter()
+        try:
+            registry.build(text).apply(context(), module)
+        except RungError:
+            raise
+        except PassFailedException as err:
+            raise UnsupportedOpError(f"cannot lower {where} to level 'kernel': {err}") from None
+        except DiagnosticException as err:
+            raise RungError(f"cannot lower {where} to level 'kernel': {err}") from None
+        timings[stage] = time.perf_counter() - start
+    return module
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def compile_model(
+    model: ModelProto | str | os.PathLike[str] | ModuleOp,
+    outdir: str | os.PathLike[str],
+    *,
+    prefix: str | None = None,
+    debug: bool = False,
+    emit_only: bool = False,
+    force: bool = False,
+) -> CompileResult:
+    """Compile a model (`.onnx`, `.onnxtxt`, `.mlir` at any level) into C and a library.
+
+    Writes `<prefix>.c`, `<prefix>.h`, the runtime headers, `<prefix>.weights`
+    (if constants are too large to inline) and `lib<prefix>.so` into `outdir`;
+    with `debug`, a sanitizer build plus the harness executable `<prefix>_harness`.
+    Everything is built in a temporary folder beside `outdir` and moved in at
+    the end, so a failure leaves `outdir` as it was. Files of this prefix already
+    in `outdir` are an error unless `force` (then stale ones of the prefix go too);
+    identical runtime headers are not, so several models can share one folder.
+    """
+    from .session import load_module
+
+    prefix = default_prefix(model) if prefix is None else prefix
+    _check_prefix(prefix)
+    out = Path(outdir)
+    _prepare_outdir(out, prefix, debug, force)
+    if not emit_only:
+        compiler()  # no compiler: say so before spending time on the model
+    where = f"'{model}'" if isinstance(model, str | os.PathLike) else "the model"
+    timings: dict[str, float] = {}
+
+    start = time.perf_counter()
+    module = load_module(model)
+    if isinstance(model, ModuleOp):
+        from rung.dialects.resources import store_of
+
+        copy = model.clone()  # lowering works in place: leave the caller's module alone
+        store_of(copy).blobs.update(store_of(model).blobs)
+        store_of(copy).alignment.update(store_of(model).alignment)
+        module = copy
+    timings["import"] = time.perf_counter() - start
+    module = _lower(module, where, timings)
+
+    from rung.lowering.kernel_to_c import generate_c
+
+    start = time.perf_counter()
+    program = generate_c(module, prefix)
+    timings["C generation"] = time.perf_counter() - start
+
+    tmp = _temporary_folder(out)
+    try:
+        written = write_sources(program, tmp)
+        library = harness = None
+        if debug:
+            shutil.copyfile(harness_source(), tmp / HARNESS)
+            written.append(tmp / HARNESS)
+        if not emit_only:
+            start = time.perf_counter()
+            library = build_library(program, tmp, debug)
+            written.append(library)
+            if debug:
+                harness = build_harness(program, tmp, debug)
+                written.append(harness)
+            timings["C compile"] = time.perf_counter() - start
+        names = [f.name for f in written]
+        _move_into(tmp, out, names, owned_files(prefix, debug), force)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return CompileResult(
+        outdir=out,
+        prefix=prefix,
+        files=[out / n for n in names],
+        library=out / library.name if library else None,
+        harness=out / harness.name if harness else None,
+        arena_bytes=program.arena_bytes,
+        weights_bytes=len(program.weights),
+        timings={s: timings[s] for s in STAGES if s in timings},
+        program=program,
+    )
+
+
+def _temporary_folder(out: Path) -> Path:
+    """A new hidden folder beside `out` (inside it, if `out` exists and its parent is read-only)."""
+    name = out.resolve().name or "rung"
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=out.resolve().parent))
+    except PermissionError:
+        if not out.is_dir():
+            raise RungError(f"cannot create '{out}': permission denied") from None
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=".rung.", suffix=".tmp", dir=out))
+        except PermissionError:
+            raise RungError(f"cannot write into '{out}': permission denied") from None
+    os.chmod(tmp, 0o777 & ~_umask())
+    return tmp
+
+
+def _move_into(tmp: Path, out: Path, names: list[str], owned: list[str], force: bool) -> None:
+    """Move the finished files from `tmp` into `out` (a rename if `out` is new)."""
+    if not out.exists():
+        try:
+            tmp.rename(out)
+            return
+        except OSError:
+            if not out.is_dir():  # something else appeared there meanwhile
+                raise RungError(f"cannot create the output folder '{out}'") from None
+    if not force:
+        clash = [n for n in owned if (out / n).exists() and not _same_file(out / n, tmp / n)]
+        if clash:
+            raise RungError(f"'{out}' already holds {', '.join(clash)}; use --force to overwrite")
+    for name in owned:
+        if name not in names and (out / name).exists():
+            (out / name).unlink()  # a stale file of the same prefix (only with force)
+    for name in names:
+        os.replace(tmp / name, out / name)
+
+
+__all__ = [
+    "DEBUG_FLAGS",
+    "OPT_FLAGS",
+    "STAGES",
+    "STATS",
+    "CompileError",
+    "CompileResult",
+    "NativeModel",
+    "SanitizerError",
+    "build_harness",
+    "build_library",
+    "cached_build",
+    "cached_harness",
+    "compile_model",
+    "compile_program",
+    "compiler",
+    "default_prefix",
+    "evaluate",
+    "run_in_harness",
+    "write_sources",
+]

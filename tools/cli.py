@@ -2,6 +2,7 @@
 
     rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
     rung run model.onnx --input x=x.npy      # run it (at level onnx) and print the outputs
+    rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
     rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 """
 
@@ -193,6 +194,29 @@ def _save_dir(path: str, names: Sequence[str], values: Sequence[object]) -> list
     return written
 
 
+# ---- rung compile -------------------------------------------------------------------
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from rung.runtime.native import compile_model
+
+    result = compile_model(
+        args.model,
+        args.output,
+        prefix=args.prefix,
+        debug=args.debug,
+        emit_only=args.emit_only,
+        force=args.force,
+    )
+    print(result.summary())
+    if args.print_timings:
+        width = max(len(stage) for stage in result.timings)
+        for stage, seconds in result.timings.items():
+            print(f"  {stage:<{width}}  {seconds:8.3f} s")
+        print(f"  {'total':<{width}}  {sum(result.timings.values()):8.3f} s")
+    return EXIT_OK
+
+
 # ---- rung conformance ---------------------------------------------------------------
 
 
@@ -341,6 +365,37 @@ def build_parser() -> argparse.ArgumentParser:
         help="a Python file or module that registers more levels",
     )
     p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "compile",
+        help="compile a model to C and a shared library",
+        description="Lower a model (.onnx, .onnxtxt, or .mlir of the onnx, core or kernel "
+        "dialect) to the kernel dialect, generate C, and write <prefix>.c, <prefix>.h, the "
+        "runtime headers, <prefix>.weights (if the model has large constants) and "
+        "lib<prefix>.so into the output folder. The .c names the cc command that rebuilds "
+        "the library without rung.",
+    )
+    p.add_argument("model", help="the model: .onnx, .onnxtxt or .mlir")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
+    p.add_argument(
+        "--prefix",
+        metavar="NAME",
+        help="C prefix of the generated names and files (default: from the model's file name)",
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="sanitizer build (-fsanitize=address,undefined), plus the <prefix>_harness "
+        "executable that runs the model from raw input files",
+    )
+    p.add_argument("--emit-only", action="store_true", help="write the C files, do not build")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite files of an earlier compile in DIR"
+    )
+    p.add_argument(
+        "--print-timings", action="store_true", help="print the seconds spent in each stage"
+    )
+    p.set_defaults(func=_cmd_compile)
 
     p = sub.add_parser(
         "conformance",

@@ -1,27 +1,495 @@
-/* rung's matmul microkernel (included by rung_runtime.h). */
+/* rung's f32 matmul microkernel (included by rung_runtime.h).
+ *
+ * rung_matmul_float computes out[b] (+)= lhs[b] x rhs[b] on row-major [B,M,K] x [B,K,N]
+ * buffers (rung_matmul_float_bt: rhs stored transposed, [B,N,K]); a batch of 1 on either
+ * operand is shared by every batch, and a shared rhs makes one taller product.
+ *
+ * Large products are a register-blocked GEMM in the style of BLIS and MLAS:
+ *   for each K block of RUNG_KC (equal blocks):
+ *     for each N block of RUNG_NC columns:  B in NR-column panels, zero-padded, in L2
+ *       for each MR-row panel of A:         read in place; it stays in L1 while it
+ *         for each panel of B:              sweeps the panels: an MR x NR tile of C
+ * The tile is 8 x 48 with AVX-512 (24 zmm accumulators, 99% of peak from L1), 6 x 16 with
+ * AVX/AVX2, 4 x 8 otherwise, written with GCC vector extensions (a compiler without them,
+ * or RUNG_GEMM_SCALAR, gets plain C loops). Where few row panels share a panel of B
+ * (M <= RUNG_DIRECT_B), whole panels are read from B in place instead of packed. Tiles cut
+ * by the edge of C are computed with narrower vectors and copied out through a buffer; the
+ * last columns of a block, when fewer than half a vector, are dot products instead, so
+ * N = 49 (a 7x7 feature map) wastes no lanes. The first tile of each row panel prefetches
+ * the next panel's rows of A (a layer's weights, coming from memory); each tile prefetches
+ * its block of C. With OpenMP, threads share the row panels.
+ *
+ * Thin products skip packing: M <= 4 (a matrix-vector product with the weights on the
+ * right) streams B once, four rows at a time; N <= 4, or a transposed B with M <= 4, is
+ * dot products along K. Every size works, including 0 and 1; scratch comes from
+ * aligned_alloc per call (with none, the direct forms are used).
+ */
 #ifndef RUNG_GEMM_H
 #define RUNG_GEMM_H
 
+#if defined(__GNUC__) && !defined(RUNG_GEMM_SCALAR)
+#define RUNG_GEMM_VECTOR 1
+#else
+#define RUNG_GEMM_VECTOR 0
+#endif
+#if RUNG_GEMM_VECTOR && defined(__AVX512F__)
+#define RUNG_VW 16
+#elif RUNG_GEMM_VECTOR && defined(__AVX__)
+#define RUNG_VW 8
+#else
+#define RUNG_VW 4
+#endif
+#ifndef RUNG_MR /* rows of the register tile */
+#define RUNG_MR (RUNG_VW == 16 ? 8 : RUNG_VW == 8 ? 6 : 4)
+#endif
+#ifndef RUNG_NV /* vectors per row of the register tile */
+#define RUNG_NV (RUNG_VW == 16 ? 3 : 2)
+#endif
+#if RUNG_GEMM_VECTOR
+typedef float rung_vf __attribute__((vector_size(RUNG_VW * 4)));
+typedef float rung_vfu __attribute__((vector_size(RUNG_VW * 4), aligned(4)));
+#endif
+
+#define RUNG_NR (RUNG_NV * RUNG_VW)
+#ifndef RUNG_KC
+#define RUNG_KC 256
+#endif
+#ifndef RUNG_NC
+#define RUNG_NC 512
+#endif
+#define RUNG_NCB (RUNG_NC / RUNG_NR * RUNG_NR) /* whole panels per N block */
+#ifndef RUNG_DIRECT_B /* up to this many rows of A, whole panels of B are read in place */
+#define RUNG_DIRECT_B 256
+#endif
+
+/* ---- packing ----------------------------------------------------------------------------- */
+
+/* Rows [0, kc) x cols [0, nc) of B into ceil(nc/NR) zero-padded panels of kc x NR. B is
+ * row-major with row stride ldb, or, with `tb`, stored transposed (element (p, j) at
+ * b[j * ldb + p]). */
+static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc, int tb,
+                             float *out) {
+  for (int64_t j = 0; j < nc; j += RUNG_NR) {
+    const int64_t cols = nc - j < RUNG_NR ? nc - j : RUNG_NR;
+    if (tb) {
+      const float *src = b + j * ldb;
+      for (int64_t p0 = 0; p0 < kc; p0 += 16) {
+        const int64_t p1 = kc - p0 < 16 ? kc : p0 + 16;
+        for (int64_t q = 0; q < cols; ++q)
+          for (int64_t p = p0; p < p1; ++p) out[p * RUNG_NR + q] = src[q * ldb + p];
+      }
+      if (cols < RUNG_NR)
+        for (int64_t p = 0; p < kc; ++p)
+          memset(out + p * RUNG_NR + cols, 0, sizeof(float) * (size_t)(RUNG_NR - cols));
+    } else if (cols == RUNG_NR) {
+      const float *src = b + j;
+      for (int64_t p = 0; p < kc; ++p)
+#if RUNG_GEMM_VECTOR
+        for (int v = 0; v < RUNG_NV; ++v)
+          ((rung_vf *)(out + p * RUNG_NR))[v] = ((const rung_vfu *)(src + p * ldb))[v];
+#else
+        memcpy(out + p * RUNG_NR, src + p * ldb, sizeof(float) * RUNG_NR);
+#endif
+    } else {
+      const float *src = b + j;
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t q = 0; q < cols; ++q) out[p * RUNG_NR + q] = src[p * ldb + q];
+        for (int64_t q = cols; q < RUNG_NR; ++q) out[p * RUNG_NR + q] = 0.0f;
+      }
+    }
+    out += kc * RUNG_NR;
+  }
+}
+
+/* ---- tiles ------------------------------------------------------------------------------- */
+
+/* c[0:MR, 0:NV*lanes] (row stride ldc) = (add ? c : 0) + a[0:MR, 0:kc] x b[0:kc, 0:NV*lanes],
+ * A and B row-major with row strides lda and ldb (B a packed panel, or B itself). `pf`, if
+ * not null, is the next row panel of A, fetched into L2 a line every other step. */
+#if RUNG_GEMM_VECTOR
+#define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
+  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
+                          const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
+                          int add, const float *pf) {                                           \
+    enum { lanes = sizeof(VT) / sizeof(float) };                                                \
+    typedef float VTU __attribute__((vector_size(sizeof(VT)), aligned(4)));                     \
+    VT acc[RUNG_MR][NV];                                                                        \
+    _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                      \
+        __builtin_prefetch(c + r * ldc + v * lanes, 1);                                         \
+    _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] = (VT){0};                 \
+    for (int64_t p = 0; p < kc; ++p) {                                                          \
+      if (pf)                                                                                   \
+        __builtin_prefetch(pf + ((p >> 1) & (RUNG_MR - 1)) * lda + ((p >> 4) << 4), 0, 2);      \
+      VT bv[NV];                                                                                \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                      \
+        bv[v] = *(const VTU *)(b + p * ldb + v * lanes);                                        \
+      _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                              \
+        const float av = a[r * lda + p];                                                        \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];           \
+      }                                                                                         \
+    }                                                                                           \
+    _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                                \
+      VTU *row = (VTU *)(c + r * ldc);                                                          \
+      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) {                                    \
+        if (add)                                                                                \
+          row[v] += acc[r][v];                                                                  \
+        else                                                                                    \
+          row[v] = acc[r][v];                                                                   \
+      }                                                                                         \
+    }                                                                                           \
+  }
+#else
+#define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
+  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
+                          const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
+                          int add, const float *pf) {                                           \
+    enum { width = NV * (int)sizeof(VT) / (int)sizeof(float) };                                 \
+    (void)pf;                                                                                   \
+    float acc[RUNG_MR][width] = {{0}};                                                          \
+    for (int64_t p = 0; p < kc; ++p)                                                            \
+      for (int r = 0; r < RUNG_MR; ++r)                                                         \
+        for (int j = 0; j < width; ++j) acc[r][j] += a[r * lda + p] * b[p * ldb + j];           \
+    for (int r = 0; r < RUNG_MR; ++r)                                                           \
+      for (int j = 0; j < width; ++j)                                                           \
+        c[r * ldc + j] = (add ? c[r * ldc + j] : 0.0f) + acc[r][j];                             \
+  }
+typedef struct { float x[RUNG_VW]; } rung_vf;
+#endif
+#if RUNG_GEMM_VECTOR
+typedef float rung_vh __attribute__((vector_size(RUNG_VW * 2)));
+#else
+typedef struct { float x[RUNG_VW / 2]; } rung_vh;
+#endif
+
+RUNG_GEMM_TILE(rung_gemm_tile_full, rung_vf, RUNG_NV)
+#if RUNG_NV > 2
+RUNG_GEMM_TILE(rung_gemm_tile_2, rung_vf, 2)
+#endif
+#if RUNG_NV > 1
+RUNG_GEMM_TILE(rung_gemm_tile_1, rung_vf, 1)
+#endif
+RUNG_GEMM_TILE(rung_gemm_tile_half, rung_vh, 1)
+
+/* A tile `lanes` wide (a multiple of VW/2 up to NR) at row panel a, column offset b. */
+static inline void rung_gemm_tile(int64_t kc, const float *a, int64_t lda, const float *b,
+                                  int64_t ldb, float *c, int64_t ldc, int add, int lanes) {
+  if (lanes == RUNG_NR) rung_gemm_tile_full(kc, a, lda, b, ldb, c, ldc, add, 0);
+#if RUNG_NV > 2
+  else if (lanes == 2 * RUNG_VW) rung_gemm_tile_2(kc, a, lda, b, ldb, c, ldc, add, 0);
+#endif
+#if RUNG_NV > 1
+  else if (lanes == RUNG_VW) rung_gemm_tile_1(kc, a, lda, b, ldb, c, ldc, add, 0);
+#endif
+  else rung_gemm_tile_half(kc, a, lda, b, ldb, c, ldc, add, 0);
+}
+
+/* One MR-row panel against one B panel (row stride ldb) whose first `cols` columns are
+ * valid: whole vectors where they fit, the last columns through a buffer (reading lanes
+ * past `cols`, so B must be a zero-padded packed panel then); rows past `rows` are dropped. */
+static void rung_gemm_panel(int64_t kc, const float *a, int64_t lda, const float *b,
+                            int64_t ldb, float *c, int64_t ldc, int add, int64_t rows,
+                            int64_t cols) {
+  int64_t off = 0;
+  while (off < cols) {
+    const int64_t rem = cols - off;
+    int lanes = RUNG_NR;
+    while (lanes > RUNG_VW && lanes > rem) lanes -= RUNG_VW;
+    if (lanes > rem) lanes = rem <= RUNG_VW / 2 ? RUNG_VW / 2 : RUNG_VW;
+    if (rows == RUNG_MR && lanes <= rem) {
+      rung_gemm_tile(kc, a, lda, b + off, ldb, c + off, ldc, add, lanes);
+    } else {
+      float tile[RUNG_MR * RUNG_NR] __attribute__((aligned(64)));
+      const int64_t w = lanes < rem ? lanes : rem;
+      rung_gemm_tile(kc, a, lda, b + off, ldb, tile, RUNG_NR, 0, lanes);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < w; ++j)
+          c[r * ldc + off + j] = (add ? c[r * ldc + off + j] : 0.0f) + tile[r * RUNG_NR + j];
+    }
+    off += lanes;
+  }
+}
+
+/* The last few columns of a block (fewer than half a vector), whose B columns are stored
+ * transposed in bt (tail rows of kc floats): dot products along K against the MR rows of
+ * the A panel, two columns at a time, so no lanes are wasted on absent columns. */
+static void rung_gemm_dot_tile(int64_t kc, const float *a, int64_t lda, const float *bt,
+                               int64_t tail, float *c, int64_t ldc, int add, int64_t rows) {
+  for (int64_t q = 0; q < tail; q += 2) {
+    const float *b0 = bt + q * kc, *b1 = q + 1 < tail ? b0 + kc : b0;
+    float s0[RUNG_MR], s1[RUNG_MR];
+    int64_t p = 0;
+#if RUNG_GEMM_VECTOR
+    rung_vf acc0[RUNG_MR], acc1[RUNG_MR];
+    for (int r = 0; r < RUNG_MR; ++r) acc0[r] = acc1[r] = (rung_vf){0};
+    for (; p + RUNG_VW <= kc; p += RUNG_VW) {
+      const rung_vf bv0 = *(const rung_vfu *)(b0 + p), bv1 = *(const rung_vfu *)(b1 + p);
+#pragma GCC unroll 16
+      for (int r = 0; r < RUNG_MR; ++r) {
+        const rung_vf av = *(const rung_vfu *)(a + r * lda + p);
+        acc0[r] += av * bv0;
+        acc1[r] += av * bv1;
+      }
+    }
+    for (int r = 0; r < RUNG_MR; ++r) {
+      s0[r] = s1[r] = 0.0f;
+      for (int v = 0; v < RUNG_VW; ++v) {
+        s0[r] += acc0[r][v];
+        s1[r] += acc1[r][v];
+      }
+    }
+#else
+    for (int r = 0; r < RUNG_MR; ++r) s0[r] = s1[r] = 0.0f;
+#endif
+    for (; p < kc; ++p)
+      for (int r = 0; r < RUNG_MR; ++r) {
+        s0[r] += a[r * lda + p] * b0[p];
+        s1[r] += a[r * lda + p] * b1[p];
+      }
+    for (int64_t r = 0; r < rows; ++r) {
+      c[r * ldc + q] = (add ? c[r * ldc + q] : 0.0f) + s0[r];
+      if (q + 1 < tail) c[r * ldc + q + 1] = (add ? c[r * ldc + q + 1] : 0.0f) + s1[r];
+    }
+  }
+}
+
+/* ---- direct paths for thin shapes ---------------------------------------------------------- */
+
+/* M <= 4: each row of C accumulates rows of B scaled by A, four rows of B at a time, so B
+ * streams through once, row after row, and each vector of C is loaded and stored once per
+ * four rows of B. Columns go in blocks whose rows of C stay in L1. */
+static void rung_gemm_few_rows(const float *a, const float *b, float *c, int64_t m, int64_t n,
+                               int64_t k, int accumulate) {
+  if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(m * n));
+  for (int64_t jb = 0; jb < n; jb += 2048) {
+    const int64_t je = n - jb < 2048 ? n : jb + 2048;
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+      const float *b0 = b + p * n, *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
+      int64_t j = jb;
+#if RUNG_GEMM_VECTOR
+      for (; j + RUNG_VW <= je; j += RUNG_VW) {
+        const rung_vf v0 = *(const rung_vfu *)(b0 + j), v1 = *(const rung_vfu *)(b1 + j);
+        const rung_vf v2 = *(const rung_vfu *)(b2 + j), v3 = *(const rung_vfu *)(b3 + j);
+        for (int64_t i = 0; i < m; ++i) {
+          const float *ar = a + i * k + p;
+          *(rung_vfu *)(c + i * n + j) += ar[0] * v0 + ar[1] * v1 + ar[2] * v2 + ar[3] * v3;
+        }
+      }
+#endif
+      for (; j < je; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+          const float *ar = a + i * k + p;
+          c[i * n + j] += ar[0] * b0[j] + ar[1] * b1[j] + ar[2] * b2[j] + ar[3] * b3[j];
+        }
+    }
+    for (; p < k; ++p)
+      for (int64_t i = 0; i < m; ++i) {
+        const float av = a[i * k + p];
+        for (int64_t j = jb; j < je; ++j) c[i * n + j] += av * b[p * n + j];
+      }
+  }
+}
+
+/* Dot products of rows x[0..count) (row stride ldx) with one row y, all of length k. */
+static inline void rung_gemm_dots(const float *x, int64_t ldx, int64_t count, const float *y,
+                                  int64_t k, float *out) {
+  int64_t p = 0;
+  float total[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#if RUNG_GEMM_VECTOR
+  rung_vf s[4] = {{0}, {0}, {0}, {0}};
+  for (; p + RUNG_VW <= k; p += RUNG_VW) {
+    const rung_vf yv = *(const rung_vfu *)(y + p);
+    for (int64_t i = 0; i < count; ++i) s[i] += *(const rung_vfu *)(x + i * ldx + p) * yv;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    for (int v = 0; v < RUNG_VW; ++v) total[i] += s[i][v];
+#endif
+  for (; p < k; ++p)
+    for (int64_t i = 0; i < count; ++i) total[i] += x[i * ldx + p] * y[p];
+  for (int64_t i = 0; i < count; ++i) out[i] = total[i];
+}
+
+/* Dot-product form for transposed B or N <= 4: c[i, j] = A[i, :] . Bt[j, :]. `bt` holds
+ * B's columns as rows (n x k). Four rows of A share each load of a column; with fewer
+ * rows, four columns share each load of a row of A. */
+static void rung_gemm_dot_form(const float *a, const float *bt, float *c, int64_t m, int64_t n,
+                               int64_t k, int accumulate) {
+  float d[4];
+  if (m < 4) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; j += 4) {
+        const int64_t cols = n - j < 4 ? n - j : 4;
+        rung_gemm_dots(bt + j * k, k, cols, a + i * k, k, d);
+        for (int64_t q = 0; q < cols; ++q)
+          c[i * n + j + q] = accumulate ? c[i * n + j + q] + d[q] : d[q];
+      }
+    return;
+  }
+  for (int64_t i = 0; i < m; i += 4) {
+    const int64_t rows = m - i < 4 ? m - i : 4;
+    for (int64_t j = 0; j < n; ++j) {
+      rung_gemm_dots(a + i * k, k, rows, bt + j * k, k, d);
+      for (int64_t r = 0; r < rows; ++r)
+        c[(i + r) * n + j] = accumulate ? c[(i + r) * n + j] + d[r] : d[r];
+    }
+  }
+}
+
+/* ---- one matrix product -------------------------------------------------------------------- */
+
+static inline int64_t rung_gemm_ceil(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+/* Scratch floats rung_gemm_2d needs for an m x n x k product. */
+static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb) {
+  if (m <= 4 && !tb) return 0;
+  if (m <= 4 || n <= 4) return tb || n == 1 ? 0 : n * k;
+  const int64_t kc = k < RUNG_KC ? k : RUNG_KC;
+  const int64_t nc = n < RUNG_NCB ? n : RUNG_NCB;
+  return rung_gemm_ceil(nc, RUNG_NR) * RUNG_NR * kc + (RUNG_MR + RUNG_VW / 2) * kc;
+}
+
+/* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. */
+static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m, int64_t n,
+                            int64_t k, int64_t pc, int64_t kc, int64_t jc, int64_t nc, int add,
+                            int tb, float *bpack, float *edge, float *tpack) {
+  const int64_t mfull = m / RUNG_MR * RUNG_MR;
+  if (mfull < m) { /* the last rows, zero-padded to a whole panel */
+    memset(edge, 0, sizeof(float) * (size_t)(RUNG_MR * kc));
+    for (int64_t r = 0; r < m - mfull; ++r)
+      memcpy(edge + r * kc, a + (mfull + r) * k + pc, sizeof(float) * (size_t)kc);
+  }
+  /* Whole panels are read in place when few row panels share them; else packed. The last
+   * nc % VW columns, when fewer than half a vector, take the dot-product tile. */
+  const int direct = !tb && m <= RUNG_DIRECT_B;
+  const int64_t tail = nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
+  const int64_t nv = nc - tail;
+  const int64_t nfull = direct ? nv / RUNG_NR * RUNG_NR : 0;
+  if (tb)
+    rung_gemm_pack_b(b + jc * k + pc, k, kc, nv, 1, bpack);
+  else if (nfull < nv)
+    rung_gemm_pack_b(b + pc * n + jc + nfull, n, kc, nv - nfull, 0, bpack);
+  for (int64_t q = 0; q < tail; ++q)
+    for (int64_t p = 0; p < kc; ++p)
+      tpack[q * kc + p] = tb ? b[(jc + nv + q) * k + pc + p] : b[(pc + p) * n + jc + nv + q];
+  /* Row panels are independent: with OpenMP, threads share them. */
+#ifdef _OPENMP
+  const int threads = 2 * m * nc * kc >= (1 << 22) && m >= 2 * RUNG_MR;
+#pragma omp parallel for schedule(static) if (threads)
+#endif
+  for (int64_t ir = 0; ir < m; ir += RUNG_MR) {
+    const int64_t rows = m - ir < RUNG_MR ? m - ir : RUNG_MR;
+    const float *ap = rows == RUNG_MR ? a + ir * k + pc : edge;
+    const int64_t lda = rows == RUNG_MR ? k : kc;
+    float *crow = c + ir * n + jc;
+    /* The first tile of a row panel fetches the next panel's rows of A (they come from
+     * memory when A is a layer's weights). */
+    const float *next = rows == RUNG_MR && ir + 2 * RUNG_MR <= m ? ap + RUNG_MR * k : 0;
+    for (int64_t jr = 0; jr < nv; jr += RUNG_NR) {
+      const int64_t cols = nv - jr < RUNG_NR ? nv - jr : RUNG_NR;
+      const float *bp = jr < nfull ? b + pc * n + jc + jr : bpack + (jr - nfull) * kc;
+      const int64_t ldb = jr < nfull ? n : RUNG_NR;
+      if (rows == RUNG_MR && cols == RUNG_NR)
+        rung_gemm_tile_full(kc, ap, lda, bp, ldb, crow + jr, n, add, jr ? 0 : next);
+      else
+        rung_gemm_panel(kc, ap, lda, bp, ldb, crow + jr, n, add, rows, cols);
+    }
+    if (tail) rung_gemm_dot_tile(kc, ap, lda, tpack, tail, crow + nv, n, add, rows);
+  }
+}
+
+/* c (+)= a x b for row-major a [m,k], b [k,n] (or, with `tb`, b stored as [n,k]) and
+ * c [m,n]; k > 0. `scratch` is 64-byte aligned, rung_gemm_scratch floats.
+ * A is read in place (its MR x KC block stays in L1 while it sweeps the packed B block); the
+ * last rows, if fewer than MR, are copied into a zero-padded block first. */
+static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, int64_t n,
+                         int64_t k, int accumulate, int tb, float *scratch) {
+  if (m <= 4 && !tb) {
+    rung_gemm_few_rows(a, b, c, m, n, k, accumulate);
+    return;
+  }
+  if (m <= 4 || n <= 4) {
+    const float *bt = b;
+    if (!tb && n > 1) {
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t q = 0; q < n; ++q) scratch[q * k + p] = b[p * n + q];
+      bt = scratch;
+    }
+    rung_gemm_dot_form(a, bt, c, m, n, k, accumulate);
+    return;
+  }
+  /* K blocks of equal size (a multiple of 8), so the last one is not a sliver. */
+  const int64_t kblocks = rung_gemm_ceil(k, RUNG_KC);
+  const int64_t kstep = (rung_gemm_ceil(k, kblocks) + 7) / 8 * 8;
+  const int64_t kmax = k < RUNG_KC ? k : RUNG_KC;
+  const int64_t nmax = n < RUNG_NCB ? n : RUNG_NCB;
+  float *bpack = scratch;
+  float *edge = scratch + rung_gemm_ceil(nmax, RUNG_NR) * RUNG_NR * kmax;
+  float *tpack = edge + RUNG_MR * kmax;
+  /* K blocks outside N blocks sweep C once per K block; N blocks outside read A once per
+   * N block: whichever moves fewer extra floats goes outside. */
+  const int64_t nblocks = rung_gemm_ceil(n, RUNG_NCB);
+  const int n_outer = (nblocks - 1) * m * k < (kblocks - 1) * 2 * m * n;
+  const int64_t outer = n_outer ? nblocks : kblocks, inner = n_outer ? kblocks : nblocks;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t pc = (n_outer ? i : o) * kstep, jc = (n_outer ? o : i) * RUNG_NCB;
+      if (pc >= k) continue;
+      const int64_t kc = k - pc < kstep ? k - pc : kstep;
+      const int64_t nc = n - jc < RUNG_NCB ? n - jc : RUNG_NCB;
+      rung_gemm_block(a, b, c, m, n, k, pc, kc, jc, nc, accumulate || pc > 0, tb, bpack, edge,
+                      tpack);
+    }
+}
+
 /* ---- matmul: out[b] (+)= lhs[b] x rhs[b], row-major [B,M,K] x [B,K,N] --------------------- */
+
+static void rung_matmul_float_any(const float *a, const float *b, float *c, int64_t ba,
+                                  int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                  int accumulate, int tb) {
+  if (batch <= 0 || m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(batch * m * n));
+    return;
+  }
+  /* A shared right operand with a batch of left ones is one taller product. */
+  if (bb == 1 && ba == batch && batch > 1) {
+    m *= batch;
+    batch = ba = 1;
+  }
+  const int64_t need = rung_gemm_scratch(m, n, k, tb);
+  float *scratch = 0;
+  if (need > 0) {
+    scratch = (float *)aligned_alloc(64, (size_t)((need * 4 + 63) / 64 * 64));
+    if (!scratch) { /* no memory for packing: the direct forms need none */
+      for (int64_t p = 0; p < batch; ++p) {
+        const float *ap = a + (ba == 1 ? 0 : p) * m * k, *bp = b + (bb == 1 ? 0 : p) * k * n;
+        if (tb)
+          rung_gemm_dot_form(ap, bp, c + p * m * n, m, n, k, accumulate);
+        else
+          rung_gemm_few_rows(ap, bp, c + p * m * n, m, n, k, accumulate);
+      }
+      return;
+    }
+  }
+  for (int64_t p = 0; p < batch; ++p)
+    rung_gemm_2d(a + (ba == 1 ? 0 : p) * m * k, b + (bb == 1 ? 0 : p) * k * n, c + p * m * n, m,
+                 n, k, accumulate, tb, scratch);
+  free(scratch);
+}
 
 static RUNG_UNUSED void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba,
                                           int64_t bb, int64_t batch, int64_t m, int64_t n,
                                           int64_t k, int accumulate) {
-  for (int64_t p = 0; p < batch; ++p) {
-    const float *A = a + (ba == 1 ? 0 : p) * m * k;
-    const float *B = b + (bb == 1 ? 0 : p) * k * n;
-    float *C = c + p * m * n;
-    for (int64_t i = 0; i < m; ++i) {
-      float *row = C + i * n;
-      if (!accumulate)
-        for (int64_t j = 0; j < n; ++j) row[j] = 0.0f;
-      for (int64_t q = 0; q < k; ++q) {
-        const float av = A[i * k + q];
-        const float *brow = B + q * n;
-        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
-      }
-    }
-  }
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0);
+}
+
+/* The same with the right operand stored transposed: [B,N,K]. */
+static RUNG_UNUSED void rung_matmul_float_bt(const float *a, const float *b, float *c,
+                                             int64_t ba, int64_t bb, int64_t batch, int64_t m,
+                                             int64_t n, int64_t k, int accumulate) {
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1);
 }
 
 #endif

@@ -1,0 +1,105 @@
+// f32 convs with several input channels per group are im2col into a scratch
+// buffer [N, G, C/G, K..., E...] plus one batched kernel.matmul with the
+// weights [G, O/G, C/G*K...] on the left, so the product lands in NCHW. The
+// im2col nest zero-fills, per kernel offset, the output rows and columns that
+// read padding and copies the rest: no load is bounds-checked. A 1x1,
+// stride-1, unpadded conv multiplies views of the input. Depthwise convs and
+// other element types accumulate directly into a zeroed output, along the
+// valid output range of each kernel offset.
+// RUN: opt %s -p convert-core-to-kernel | filecheck %s
+
+// CHECK-LABEL: func.func @conv3x3(%x: memref<1x4x5x5xf32>, %w: memref<8x4x3x3xf32>) -> memref<1x8x5x5xf32>
+// CHECK-NEXT:    %y = kernel.alloc() : memref<1x8x5x5xf32>
+// CHECK-NEXT:    %[[COLS:.*]] = kernel.alloc() : memref<1x1x4x3x3x5x5xf32>
+// CHECK-NEXT:    kernel.loop (%[[N:.*]], %[[G:.*]], %[[C:.*]], %[[KH:.*]], %[[KW:.*]]) in (1, 1, 4, 3, 3) [parallel, parallel, parallel, parallel, parallel] {
+// The output rows before the first valid one are zeros:
+// CHECK:           kernel.loop (%[[R0:.*]], %[[C0:.*]]) in (%[[LO:.*]], 5) [parallel, parallel] {
+// CHECK-NEXT:        %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        kernel.store %[[Z]], %[[COLS]][%[[N]], %[[G]], %[[C]], %[[KH]], %[[KW]], %[[R0]], %[[C0]]]
+// The valid rows copy the valid columns from the input:
+// CHECK:           kernel.loop (%{{.*}}) in (%{{.*}}) [parallel] {
+// CHECK:             %[[V:.*]] = kernel.load %x[%[[N]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x4x5x5xf32>
+// CHECK-NEXT:        kernel.store %[[V]], %[[COLS]][%[[N]], %[[G]], %[[C]], %[[KH]], %[[KW]], %{{.*}}, %{{.*}}]
+// CHECK:         %[[B:.*]] = kernel.view %[[COLS]]() : memref<1x1x4x3x3x5x5xf32> -> memref<1x36x25xf32>
+// CHECK-NEXT:    %[[A:.*]] = kernel.view %w() : memref<8x4x3x3xf32> -> memref<1x8x36xf32>
+// CHECK-NEXT:    %[[O:.*]] = kernel.view %y() : memref<1x8x5x5xf32> -> memref<1x8x25xf32>
+// CHECK-NEXT:    kernel.matmul %[[A]], %[[B]], %[[O]] : memref<1x8x36xf32>, memref<1x36x25xf32>, memref<1x8x25xf32>
+// CHECK-NEXT:    func.return %y
+func.func @conv3x3(%x: tensor<1x4x5x5xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x5x5xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x5x5xf32>
+  func.return %y : tensor<1x8x5x5xf32>
+}
+
+// CHECK-LABEL: func.func @pointwise(%x: memref<2x4x5x5xf32>, %w: memref<8x4x1x1xf32>) -> memref<2x8x5x5xf32>
+// CHECK-NEXT:    %y = kernel.alloc() : memref<2x8x5x5xf32>
+// CHECK-NEXT:    %[[B:.*]] = kernel.view %x() : memref<2x4x5x5xf32> -> memref<2x4x25xf32>
+// CHECK-NEXT:    %[[A:.*]] = kernel.view %w() : memref<8x4x1x1xf32> -> memref<1x8x4xf32>
+// CHECK-NEXT:    %[[O:.*]] = kernel.view %y() : memref<2x8x5x5xf32> -> memref<2x8x25xf32>
+// CHECK-NEXT:    kernel.matmul %[[A]], %[[B]], %[[O]] : memref<1x8x4xf32>, memref<2x4x25xf32>, memref<2x8x25xf32>
+// CHECK-NEXT:    func.return %y
+func.func @pointwise(%x: tensor<2x4x5x5xf32>, %w: tensor<8x4x1x1xf32>) -> tensor<2x8x5x5xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<2x4x5x5xf32>, tensor<8x4x1x1xf32>) -> tensor<2x8x5x5xf32>
+  func.return %y : tensor<2x8x5x5xf32>
+}
+
+// Groups with a batch of 2: each image's groups need their weights at the same
+// batch index of the product, so the weights are repeated per image.
+// CHECK-LABEL: func.func @grouped
+// CHECK:         %[[COLS:.*]] = kernel.alloc() : memref<2x2x2x3x3x3x3xf32>
+// CHECK:         %[[B:.*]] = kernel.view %[[COLS]]() : memref<2x2x2x3x3x3x3xf32> -> memref<4x18x9xf32>
+// CHECK-NEXT:    %[[W:.*]] = kernel.view %w() : memref<6x2x3x3xf32> -> memref<2x3x18xf32>
+// CHECK-NEXT:    %[[REP:.*]] = kernel.alloc() : memref<2x2x3x18xf32>
+// CHECK-NEXT:    kernel.loop (%[[I:.*]], %[[J:.*]], %[[K:.*]], %[[L:.*]]) in (2, 2, 3, 18) [parallel, parallel, parallel, parallel] {
+// CHECK-NEXT:      %[[V:.*]] = kernel.load %[[W]][%[[J]], %[[K]], %[[L]]] : memref<2x3x18xf32>
+// CHECK-NEXT:      kernel.store %[[V]], %[[REP]][%[[I]], %[[J]], %[[K]], %[[L]]] : memref<2x2x3x18xf32>
+// CHECK:         %[[A:.*]] = kernel.view %[[REP]]() : memref<2x2x3x18xf32> -> memref<4x3x18xf32>
+// CHECK-NEXT:    %[[O:.*]] = kernel.view %y() : memref<2x6x3x3xf32> -> memref<4x3x9xf32>
+// CHECK-NEXT:    kernel.matmul %[[A]], %[[B]], %[[O]] : memref<4x3x18xf32>, memref<4x18x9xf32>, memref<4x3x9xf32>
+func.func @grouped(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 2 : i64, layout = "NCHW", acc = f32} : (tensor<2x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32>
+  func.return %y : tensor<2x6x3x3xf32>
+}
+
+// Depthwise: zero the output, then for each (image, channel, kernel offset)
+// add weight x input over the valid output range (ceildiv by the stride).
+// CHECK-LABEL: func.func @depthwise(%x: memref<1x4x6x6xf32>, %w: memref<4x1x3x3xf32>) -> memref<1x4x3x3xf32>
+// CHECK-NOT:     kernel.matmul
+// CHECK:         kernel.loop (%{{.*}}) in (1, 4, 3, 3) [parallel, parallel, parallel, parallel] {
+// CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      kernel.store %[[Z]], %y
+// CHECK:         kernel.loop (%[[N:.*]], %[[O:.*]], %[[C:.*]], %[[KH:.*]], %[[KW:.*]]) in (1, 4, 1, 3, 3) [parallel, parallel, reduction, reduction, reduction] {
+// CHECK:           %[[WV:.*]] = kernel.load %w[%[[O]], %[[C]], %[[KH]], %[[KW]]] : memref<4x1x3x3xf32>
+// CHECK:           arith.ceildivsi
+// CHECK:           kernel.loop (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}) [parallel, parallel] {
+// CHECK:             %[[X:.*]] = kernel.load %x[%[[N]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x4x6x6xf32>
+// CHECK-NEXT:        %[[OLD:.*]] = kernel.load %y[%[[N]], %[[O]], %{{.*}}, %{{.*}}] : memref<1x4x3x3xf32>
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[WV]], %[[X]] : f32
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[OLD]], %[[P]] : f32
+// CHECK-NEXT:        kernel.store %[[S]], %y[%[[N]], %[[O]], %{{.*}}, %{{.*}}] : memref<1x4x3x3xf32>
+func.func @depthwise(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 0, 0>, groups = 4 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
+  func.return %y : tensor<1x4x3x3xf32>
+}
+
+// Integers (ConvInteger's i32) are direct too, summing in i32.
+// CHECK-LABEL: func.func @integer_1d(%x: memref<1x2x4xi32>, %w: memref<3x2x2xi32>) -> memref<1x3x3xi32>
+// CHECK-NOT:     kernel.matmul
+// CHECK:         kernel.loop (%{{.*}}) in (1, 3, 2, 2) [parallel, parallel, reduction, reduction] {
+// CHECK:             %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:        %[[S:.*]] = arith.addi %{{.*}}, %[[P]] : i32
+// CHECK-NEXT:        kernel.store %[[S]], %y
+func.func @integer_1d(%x: tensor<1x2x4xi32>, %w: tensor<3x2x2xi32>) -> tensor<1x3x3xi32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1>, dilations = array<i64: 1>, pad_low = array<i64: 0>, pad_high = array<i64: 0>, groups = 1 : i64, layout = "NCHW", acc = i32} : (tensor<1x2x4xi32>, tensor<3x2x2xi32>) -> tensor<1x3x3xi32>
+  func.return %y : tensor<1x3x3xi32>
+}
+
+// f16 runs the f32 path on widened copies and narrows the result.
+// CHECK-LABEL: func.func @half
+// CHECK:         arith.extf %{{.*}} : f16 to f32
+// CHECK:         arith.extf %{{.*}} : f16 to f32
+// CHECK:         kernel.matmul
+// CHECK:         arith.truncf %{{.*}} : f32 to f16
+func.func @half(%x: tensor<1x2x3x3xf16>, %w: tensor<2x2x1x1xf16>) -> tensor<1x2x3x3xf16> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 1 : i64, layout = "NCHW", acc = f16} : (tensor<1x2x3x3xf16>, tensor<2x2x1x1xf16>) -> tensor<1x2x3x3xf16>
+  func.return %y : tensor<1x2x3x3xf16>
+}

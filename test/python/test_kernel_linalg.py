@@ -1,0 +1,428 @@
+"""The linalg family at level kernel: matmul, conv, conv_transpose and pooling.
+
+ONNX graphs of many single-op cases each (one model per family, so one C
+compile) run at level kernel and are compared, output by output, with
+onnxruntime; element types onnxruntime's CPU provider lacks are compared with
+the core interpreter. The GEMM microkernel of `rung_gemm.h` is also tested
+directly: through ctypes against numpy for odd sizes, and as a C program under
+AddressSanitizer and UBSan, in its vector and its portable scalar form.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from rung.lowering.kernel_to_c.emit import RUNTIME_HEADER
+from rung.runtime import InferenceSession
+
+ELEM = {
+    np.float32: TensorProto.FLOAT,
+    np.float64: TensorProto.DOUBLE,
+    np.float16: TensorProto.FLOAT16,
+    np.int32: TensorProto.INT32,
+    np.int8: TensorProto.INT8,
+    np.uint8: TensorProto.UINT8,
+}
+
+
+@dataclass
+class Case:
+    """One node: its inputs (fed, or initializers when `const`) and attributes."""
+
+    name: str
+    op: str
+    inputs: list[np.ndarray]
+    attrs: dict[str, object] = field(default_factory=dict)
+    out_type: type = np.float32
+    const: Sequence[int] = ()
+    ort: bool = True
+    """Compare with onnxruntime (else with the core interpreter)."""
+    tol: float = 1e-4
+
+
+def rand(*shape: int, dtype: type = np.float32, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(abs(hash((shape, seed))) % 2**32)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-20, 20, shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def family_model(cases: Sequence[Case]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """One graph holding every case, each with its own inputs and output."""
+    nodes, inputs, outputs, inits = [], [], [], []
+    feed: dict[str, np.ndarray] = {}
+    for c in cases:
+        names = []
+        for i, a in enumerate(c.inputs):
+            name = f"{c.name}_in{i}"
+            names.append(name)
+            if i in c.const:
+                inits.append(numpy_helper.from_array(a, name))
+            else:
+                inputs.append(helper.make_tensor_value_info(name, ELEM[a.dtype.type], a.shape))
+                feed[name] = a
+        nodes.append(helper.make_node(c.op, names, [c.name], name=c.name, **c.attrs))
+        outputs.append(helper.make_tensor_value_info(c.name, ELEM[c.out_type], None))
+    graph = helper.make_graph(nodes, "family", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    # The outputs' shapes, which the checker wants, from ONNX's shape inference.
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    del model.graph.output[:]
+    model.graph.output.extend(inferred.graph.output)
+    return model, feed
+
+
+def run_family(cases: Sequence[Case]) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """name -> (kernel result, reference, tolerance)."""
+    model, feed = family_model(cases)
+    got = InferenceSession(model, level="kernel").run(None, feed)
+    core = InferenceSession(model, level="core").run(None, feed)
+    ort_cases = [c for c in cases if c.ort]
+    expected: dict[str, np.ndarray] = {}
+    if ort_cases:
+        sub, sub_feed = family_model(ort_cases)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        sess = ort.InferenceSession(
+            sub.SerializeToString(), options, providers=["CPUExecutionProvider"]
+        )
+        expected = dict(zip([c.name for c in ort_cases], sess.run(None, sub_feed), strict=True))
+    results = {}
+    for c, g, k in zip(cases, got, core, strict=True):
+        results[c.name] = (g, expected.get(c.name, k), c.tol)
+    return results
+
+
+def check(results: dict[str, tuple[np.ndarray, np.ndarray, float]], name: str) -> None:
+    got, want, tol = results[name]
+    assert got.shape == want.shape, name
+    assert got.dtype == want.dtype, name
+    if np.issubdtype(got.dtype, np.integer):
+        np.testing.assert_array_equal(got, want)
+    else:
+        scale = max(1.0, float(np.max(np.abs(want.astype(np.float64)), initial=0.0)))
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+# ---- matmul and Gemm ------------------------------------------------------------------------
+
+MATMUL = [
+    Case("mm_2d", "MatMul", [rand(7, 33), rand(33, 50)]),
+    Case("mm_big", "MatMul", [rand(70, 300), rand(300, 101)], const=(1,)),
+    Case("mm_batched", "MatMul", [rand(3, 9, 17), rand(3, 17, 20)]),
+    Case("mm_broadcast_rhs", "MatMul", [rand(2, 3, 10, 16), rand(16, 49)], const=(1,)),
+    Case("mm_broadcast_lhs", "MatMul", [rand(5, 16), rand(4, 16, 9)]),
+    Case("mm_broadcast_both", "MatMul", [rand(2, 1, 6, 8), rand(1, 3, 8, 5)]),
+    Case("mm_vector_left", "MatMul", [rand(40), rand(40, 30)]),
+    Case("mm_vector_right", "MatMul", [rand(30, 40), rand(40)]),
+    Case("mm_gemv_rows", "MatMul", [rand(1, 1000), rand(1000, 70)], const=(1,)),
+    Case("mm_gemv_cols", "MatMul", [rand(90, 600), rand(600, 1)]),
+    Case("mm_inner_1", "MatMul", [rand(9, 1), rand(1, 13)]),
+    Case("mm_f64", "MatMul", [rand(6, 11, dtype=np.float64), rand(11, 4, dtype=np.float64)],
+         out_type=np.float64),
+    Case("mm_i32", "MatMul", [rand(5, 7, dtype=np.int32), rand(7, 3, dtype=np.int32)],
+         out_type=np.int32),
+    Case("mm_f16", "MatMul", [rand(6, 40, dtype=np.float16), rand(40, 9, dtype=np.float16)],
+         out_type=np.float16, tol=2e-2),
+    Case("mmi_u8", "MatMulInteger",
+         [rand(4, 6, dtype=np.int32).astype(np.uint8), rand(6, 5, dtype=np.int32).astype(np.uint8),
+          np.array(3, np.uint8), np.array(200, np.uint8)],
+         out_type=np.int32, const=(2, 3)),
+    Case("mmi_i8_rows", "MatMulInteger",
+         [rand(4, 6, dtype=np.int8), rand(6, 5, dtype=np.int8), np.array([1, -2, 3, 0], np.int8)],
+         out_type=np.int32, const=(2,), ort=False),
+    Case("gemm_plain", "Gemm", [rand(9, 20), rand(20, 11)]),
+    Case("gemm_trans_b_bias", "Gemm", [rand(1, 64), rand(100, 64), rand(100)],
+         {"transB": 1}, const=(1, 2)),
+    Case("gemm_trans_b_rows", "Gemm", [rand(13, 64), rand(70, 64), rand(70)],
+         {"transB": 1, "alpha": 0.5, "beta": 2.0}, const=(1, 2)),
+    Case("gemm_trans_a", "Gemm", [rand(20, 9), rand(20, 11), rand(9, 11)],
+         {"transA": 1, "beta": -1.0}),
+]
+
+
+@pytest.fixture(scope="module")
+def matmul_results() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    return run_family(MATMUL)
+
+
+@pytest.mark.parametrize("name", [c.name for c in MATMUL])
+def test_matmul_and_gemm(matmul_results: dict, name: str) -> None:
+    check(matmul_results, name)
+
+
+# ---- convolution ----------------------------------------------------------------------------
+
+CONV = [
+    Case("conv_3x3_pad", "Conv", [rand(1, 5, 9, 9), rand(7, 5, 3, 3), rand(7)],
+         {"pads": [1, 1, 1, 1]}, const=(1, 2)),
+    Case("conv_stride_asym_pads", "Conv", [rand(2, 3, 11, 10), rand(4, 3, 3, 2)],
+         {"strides": [2, 3], "pads": [2, 0, 1, 1]}, const=(1,)),
+    Case("conv_dilated", "Conv", [rand(1, 4, 12, 12), rand(6, 4, 3, 3)],
+         {"dilations": [2, 3], "pads": [2, 3, 2, 3]}),
+    Case("conv_groups", "Conv", [rand(2, 6, 7, 7), rand(9, 2, 3, 3)],
+         {"group": 3, "pads": [1, 1, 0, 0]}, const=(1,)),
+    Case("conv_depthwise", "Conv", [rand(1, 8, 10, 10), rand(8, 1, 3, 3), rand(8)],
+         {"group": 8, "pads": [1, 1, 1, 1], "strides": [2, 2]}, const=(1, 2)),
+    Case("conv_depthwise_multiplier", "Conv", [rand(2, 3, 6, 7), rand(6, 1, 2, 3)],
+         {"group": 3, "pads": [0, 1, 1, 0], "dilations": [2, 1]}),
+    Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
+    Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
+    Case("conv_1d", "Conv", [rand(2, 3, 17), rand(5, 3, 4)], {"strides": [2], "pads": [1, 2]}),
+    Case("conv_3d", "Conv", [rand(1, 2, 5, 6, 4), rand(3, 2, 3, 2, 2)],
+         {"pads": [1, 0, 1, 1, 1, 0]}),
+    Case("conv_same_upper", "Conv", [rand(1, 3, 8, 7), rand(4, 3, 3, 3)],
+         {"auto_pad": "SAME_UPPER", "strides": [2, 2]}),
+    Case("conv_pad_wider_than_kernel", "Conv", [rand(1, 2, 3, 3), rand(2, 2, 2, 2)],
+         {"pads": [3, 2, 3, 4]}),
+    Case("conv_f64", "Conv", [rand(1, 3, 6, 6, dtype=np.float64), rand(4, 3, 3, 3, dtype=np.float64)],
+         {"pads": [1, 1, 1, 1]}, out_type=np.float64, ort=False),
+    Case("conv_f16", "Conv", [rand(1, 4, 6, 6, dtype=np.float16), rand(5, 4, 3, 3, dtype=np.float16)],
+         {"pads": [1, 1, 1, 1]}, out_type=np.float16, ort=False, tol=2e-2),
+    Case("conv_integer", "ConvInteger",
+         [rand(1, 3, 6, 6, dtype=np.int32).astype(np.uint8),
+          rand(4, 3, 3, 3, dtype=np.int32).astype(np.uint8), np.array(5, np.uint8)],
+         {"pads": [1, 1, 1, 1]}, out_type=np.int32, const=(2,)),
+]
+
+
+@pytest.fixture(scope="module")
+def conv_results() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    return run_family(CONV)
+
+
+@pytest.mark.parametrize("name", [c.name for c in CONV])
+def test_conv(conv_results: dict, name: str) -> None:
+    check(conv_results, name)
+
+
+CONV_TRANSPOSE = [
+    Case("ct_plain", "ConvTranspose", [rand(1, 3, 4, 4), rand(3, 2, 3, 3)]),
+    Case("ct_strides_pads", "ConvTranspose", [rand(2, 3, 5, 4), rand(3, 4, 3, 2), rand(4)],
+         {"strides": [2, 3], "pads": [1, 0, 1, 1]}, const=(1, 2)),
+    Case("ct_output_padding", "ConvTranspose", [rand(1, 2, 3, 3), rand(2, 3, 3, 3)],
+         {"strides": [3, 2], "output_padding": [2, 1]}),
+    Case("ct_groups_dilations", "ConvTranspose", [rand(1, 4, 4, 5), rand(4, 3, 2, 3)],
+         {"group": 2, "dilations": [2, 2], "pads": [1, 1, 0, 2]}),
+    Case("ct_output_shape", "ConvTranspose", [rand(1, 2, 3, 3), rand(2, 2, 3, 3)],
+         {"strides": [2, 2], "output_shape": [8, 8]}),
+    Case("ct_1d", "ConvTranspose", [rand(2, 3, 6), rand(3, 2, 4)], {"strides": [2]}),
+    Case("ct_3d", "ConvTranspose", [rand(1, 2, 3, 2, 3), rand(2, 2, 2, 2, 2)],
+         {"strides": [1, 2, 1]}),
+]
+
+
+@pytest.fixture(scope="module")
+def conv_transpose_results() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    return run_family(CONV_TRANSPOSE)
+
+
+@pytest.mark.parametrize("name", [c.name for c in CONV_TRANSPOSE])
+def test_conv_transpose(conv_transpose_results: dict, name: str) -> None:
+    check(conv_transpose_results, name)
+
+
+# ---- pooling --------------------------------------------------------------------------------
+
+POOL = [
+    Case("max_3x3_s2_pad", "MaxPool", [rand(1, 3, 9, 9)],
+         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("max_ceil", "MaxPool", [rand(1, 2, 8, 7)],
+         {"kernel_shape": [3, 2], "strides": [2, 2], "ceil_mode": 1}),
+    Case("max_dilated", "MaxPool", [rand(2, 2, 9, 9)],
+         {"kernel_shape": [2, 2], "dilations": [2, 3], "pads": [1, 0, 0, 1]}),
+    Case("max_1d", "MaxPool", [rand(2, 3, 11)], {"kernel_shape": [3], "strides": [2]}),
+    Case("max_3d", "MaxPool", [rand(1, 2, 5, 4, 6)], {"kernel_shape": [2, 2, 3]}),
+    Case("max_int8", "MaxPool", [rand(1, 2, 6, 6, dtype=np.int8)],
+         {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]}, out_type=np.int8),
+    Case("avg_pads_exclude", "AveragePool", [rand(1, 3, 7, 7)],
+         {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
+    Case("avg_pads_include", "AveragePool", [rand(1, 3, 7, 7)],
+         {"kernel_shape": [3, 3], "pads": [1, 2, 2, 1], "count_include_pad": 1}),
+    Case("avg_ceil_strides", "AveragePool", [rand(2, 2, 9, 8)],
+         {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1}),
+    Case("avg_dilated", "AveragePool", [rand(1, 2, 8, 8)],
+         {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]}),
+    Case("avg_same_lower", "AveragePool", [rand(1, 2, 6, 5)],
+         {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    Case("global_avg", "GlobalAveragePool", [rand(2, 5, 7, 7)]),
+    Case("global_avg_1d", "GlobalAveragePool", [rand(1, 4, 9)]),
+    Case("global_max", "GlobalMaxPool", [rand(2, 3, 4, 5)]),
+    Case("lp_pool", "LpPool", [rand(1, 2, 6, 6)],
+         {"kernel_shape": [3, 3], "p": 2, "pads": [1, 1, 1, 1], "strides": [2, 2]}),
+]
+
+
+@pytest.fixture(scope="module")
+def pool_results() -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    return run_family(POOL)
+
+
+@pytest.mark.parametrize("name", [c.name for c in POOL])
+def test_pool(pool_results: dict, name: str) -> None:
+    check(pool_results, name)
+
+
+# ---- the GEMM microkernel itself ------------------------------------------------------------
+
+WRAPPER = r"""
+#include "rung_runtime.h"
+void mm(const float *a, const float *b, float *c, int64_t ba, int64_t bb, int64_t batch,
+        int64_t m, int64_t n, int64_t k, int acc, int tb) {
+  if (tb) rung_matmul_float_bt(a, b, c, ba, bb, batch, m, n, k, acc);
+  else rung_matmul_float(a, b, c, ba, bb, batch, m, n, k, acc);
+}
+"""
+
+SIZES = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 47, 48, 49, 97, 300]
+
+
+def _cc() -> str:
+    for cc in ("cc", "gcc", "clang"):
+        if shutil.which(cc):
+            return cc
+    pytest.skip("no C compiler")
+
+
+def _build(tmp: Path, name: str, source: str, flags: Sequence[str], shared: bool) -> Path:
+    src = tmp / f"{name}.c"
+    src.write_text(source)
+    out = tmp / (f"lib{name}.so" if shared else name)
+    cmd = [_cc(), "-std=gnu11", "-Wall", "-Werror", *flags, "-I", str(RUNTIME_HEADER.parent)]
+    cmd += ["-shared", "-fPIC"] if shared else []
+    subprocess.run([*cmd, str(src), "-o", str(out), "-lm"], check=True, capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="module", params=["native", "scalar"])
+def gemm_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
+    lib = ctypes.CDLL(str(_build(tmp_path_factory.mktemp("gemm"), "gemm", WRAPPER, flags, True)))
+    lib.mm.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 6 + [ctypes.c_int] * 2
+    return lib
+
+
+def _gemm_cases() -> list[tuple[int, int, int, int, int, int, int, int]]:
+    rng = np.random.default_rng(5)
+    cases = [(1, 1, 1, m, n, k, 0, 0) for m in (0, 1, 5) for n in (0, 1, 6) for k in (0, 1, 3)]
+    for _ in range(60):
+        m, n, k = (int(rng.choice(SIZES)) for _ in range(3))
+        batch = int(rng.integers(1, 4))
+        ba = 1 if rng.random() < 0.3 else batch
+        bb = 1 if rng.random() < 0.3 else batch
+        cases.append((ba, bb, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2))))
+    return cases
+
+
+def test_gemm_microkernel_matches_numpy(gemm_lib: ctypes.CDLL) -> None:
+    """Every path (thin M, thin N, packed tiles with edges, K blocking) on odd sizes."""
+    rng = np.random.default_rng(3)
+    for ba, bb, batch, m, n, k, acc, tb in _gemm_cases():
+        a = rng.standard_normal((ba, m, k)).astype(np.float32)
+        b = rng.standard_normal((bb, n, k) if tb else (bb, k, n)).astype(np.float32)
+        c = rng.standard_normal((batch, m, n)).astype(np.float32)
+        bm = np.swapaxes(b, 1, 2) if tb else b
+        want = np.matmul(a.astype(np.float64), bm.astype(np.float64))
+        want = np.broadcast_to(want, (batch, m, n)) + (c if acc else 0)
+        gemm_lib.mm(a.ctypes.data, b.ctypes.data, c.ctypes.data, ba, bb, batch, m, n, k, acc, tb)
+        np.testing.assert_allclose(
+            c, want, rtol=1e-4, atol=1e-4 * max(1, k) ** 0.5,
+            err_msg=f"ba={ba} bb={bb} batch={batch} m={m} n={n} k={k} acc={acc} tb={tb}",
+        )
+
+
+SANITIZED = r"""
+#include "rung_runtime.h"
+static uint64_t s = 88172645463325252ull;
+static float rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (float)(s % 2001) / 1000.0f - 1.0f; }
+int main(void) {
+  static const int64_t sizes[] = {0, 1, 3, 4, 5, 8, 9, 17, 47, 49, 97, 300};
+  int bad = 0;
+  for (int t = 0; t < 240; ++t) {
+    int64_t m = sizes[t % 12], n = sizes[(t / 12) % 12], k = sizes[(t * 7) % 12];
+    if (t % 9 == 0) k = 600;
+    int64_t batch = 1 + t % 2, bb = t % 3 == 0 ? 1 : batch;
+    int acc = t % 2, tb = (t / 2) % 2;
+    float *a = malloc(sizeof(float) * (size_t)(batch * m * k + 1));
+    float *b = malloc(sizeof(float) * (size_t)(bb * k * n + 1));
+    float *c = malloc(sizeof(float) * (size_t)(batch * m * n + 1));
+    double *want = malloc(sizeof(double) * (size_t)(batch * m * n + 1));
+    for (int64_t i = 0; i < batch * m * k; ++i) a[i] = rnd();
+    for (int64_t i = 0; i < bb * k * n; ++i) b[i] = rnd();
+    for (int64_t i = 0; i < batch * m * n; ++i) { c[i] = rnd(); want[i] = acc ? c[i] : 0.0; }
+    for (int64_t p = 0; p < batch; ++p)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t q = 0; q < k; ++q) {
+            const float *bp = b + (bb == 1 ? 0 : p) * k * n;
+            want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * (tb ? bp[j * k + q] : bp[q * n + j]);
+          }
+    if (tb) rung_matmul_float_bt(a, b, c, batch, bb, batch, m, n, k, acc);
+    else rung_matmul_float(a, b, c, batch, bb, batch, m, n, k, acc);
+    for (int64_t i = 0; i < batch * m * n; ++i)
+      if (fabs(c[i] - want[i]) > 1e-3) { ++bad; break; }
+    free(a); free(b); free(c); free(want);
+  }
+  printf("%d bad\n", bad);
+  return bad != 0;
+}
+"""
+
+
+@pytest.mark.parametrize("variant", ["native", "avx2", "scalar"])
+def test_gemm_microkernel_sanitized(tmp_path: Path, variant: str) -> None:
+    """No out-of-bounds access, misalignment or overflow, in each compiled form."""
+    if variant == "avx2" and "avx2" not in Path("/proc/cpuinfo").read_text(errors="ignore"):
+        pytest.skip("no AVX2 here")
+    isa = {"native": ["-march=native"], "avx2": ["-mavx2", "-mfma"], "scalar": ["-DRUNG_GEMM_SCALAR"]}
+    flags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", *isa[variant]]
+    try:
+        exe = _build(tmp_path, "check", SANITIZED, flags, False)
+    except subprocess.CalledProcessError as err:  # a toolchain without the sanitizer runtimes
+        if b"asan" in err.stderr or b"ubsan" in err.stderr:
+            pytest.skip("no sanitizer runtime")
+        raise
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "0 bad"
+
+
+def test_run_time_batch() -> None:
+    """A `?` batch: im2col, the weight repeat of grouped convs and pooling take run-time sizes."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 9, 9])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 6, 9, 9])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, ["N", 3])
+    inits = [
+        numpy_helper.from_array(rand(6, 2, 3, 3, seed=1), "w"),
+        numpy_helper.from_array(rand(3, 6 * 4 * 4, seed=2), "fc"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], group=2, pads=[1, 1, 1, 1]),
+        helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[3, 3], strides=[2, 2]),
+        helper.make_node("AveragePool", ["c"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 0, 0]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "fc"], ["z"], transB=1),
+    ]
+    model = helper.make_model(
+        helper.make_graph(nodes, "batch", [x], [y, z], inits),
+        opset_imports=[helper.make_opsetid("", 21)],
+    )
+    model.ir_version = 10
+    sess = InferenceSession(model, level="kernel")
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for batch in (1, 3):
+        feed = {"x": rand(batch, 4, 9, 9, seed=batch)}
+        for got, want in zip(sess.run(None, feed), ref.run(None, feed), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -1,0 +1,333 @@
+"""The native runtime: the C compiler driver, its cache, loading, and input checking.
+
+Each test gets its own empty cache folder (RUNG_CACHE_DIR), so "built" and
+"found in the cache" are observable: through `native.STATS`, the library's
+modification time, and a wrapper compiler that logs its calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from rung.errors import RungError
+from rung.lowering.kernel_to_c import CProgram, generate_c
+from rung.runtime import InferenceSession, native
+from rung.runtime.levels import EvaluationError
+from rung.runtime.native import CompileError, RungTensor
+
+F = TensorProto.FLOAT
+
+
+def add_relu_model(weight: np.ndarray | None = None) -> onnx.ModelProto:
+    """y = relu(x + w): `w` an initializer, or a second input when None (then 2x3)."""
+    shape = [2, 3] if weight is None else list(weight.shape)
+    inputs = [helper.make_tensor_value_info("x", F, shape)]
+    inits = []
+    if weight is None:
+        inputs.append(helper.make_tensor_value_info("w", F, shape))
+    else:
+        inits.append(numpy_helper.from_array(weight, "w"))
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Relu", ["s"], ["y"])],
+        "add_relu",
+        inputs,
+        [helper.make_tensor_value_info("y", F, shape)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+
+
+def program_of(model: onnx.ModelProto, prefix: str = "model") -> CProgram:
+    session = InferenceSession(model, level="kernel")
+    return generate_c(session.module, prefix)
+
+
+@pytest.fixture(scope="module")
+def program() -> object:
+    return program_of(add_relu_model())
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RUNG_CACHE_DIR", str(cache))
+    monkeypatch.delenv("CC", raising=False)
+    return cache
+
+
+def wrapper_cc(folder: Path, body: str) -> Path:
+    """A shell script standing in for the C compiler (it ends by running the real one)."""
+    script = folder / "wrapper-cc"
+    script.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def real_cc() -> str:
+    for name in ("gcc", "cc", "clang"):
+        for folder in os.environ.get("PATH", "").split(os.pathsep):
+            if os.access(os.path.join(folder, name), os.X_OK):
+                return os.path.join(folder, name)
+    pytest.fail("no C compiler on PATH")
+
+
+RNG = np.random.default_rng(7)
+
+
+def inputs() -> list[np.ndarray]:
+    return [RNG.standard_normal((2, 3)).astype(np.float32) for _ in range(2)]
+
+
+# ---- the cache -------------------------------------------------------------------------------
+
+
+def test_second_compile_is_a_cache_hit(program: object, fresh_cache: Path) -> None:
+    before = native.STATS.builds
+    first = native.compile_program(program)  # type: ignore[arg-type]
+    assert native.STATS.builds == before + 1
+    lib = first.folder / "libmodel.so"
+    mtime = lib.stat().st_mtime_ns
+    hits = native.STATS.hits
+    second = native.compile_program(program)  # type: ignore[arg-type]
+    assert native.STATS.builds == before + 1, "the second compile ran the compiler again"
+    assert native.STATS.hits == hits + 1
+    assert second.folder == first.folder and lib.stat().st_mtime_ns == mtime
+    assert [p.name for p in fresh_cache.iterdir()] == [first.folder.name]  # no temp folders
+    x, w = inputs()
+    np.testing.assert_array_equal(second.run([x, w])[0], np.maximum(x + w, 0))
+
+
+def test_a_changed_program_is_rebuilt(program: object) -> None:
+    first = native.cached_build(program)  # type: ignore[arg-type]
+    other = program_of(add_relu_model(), prefix="other")
+    assert native.cached_build(other) != first
+
+
+# ---- the compiler ----------------------------------------------------------------------------
+
+
+def test_cc_is_honored(program: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "cc.log"
+    cc = wrapper_cc(tmp_path, f'echo "$@" >> "{log}"\nexec "{real_cc()}" "$@"\n')
+    monkeypatch.setenv("CC", str(cc))
+    model = native.compile_program(program)  # type: ignore[arg-type]
+    assert "model.c" in log.read_text()
+    x, w = inputs()
+    np.testing.assert_array_equal(model.run([x, w])[0], np.maximum(x + w, 0))
+
+
+def test_cc_with_arguments(program: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", f"{real_cc()} -DRUNG_TEST_FLAG=1")
+    assert native.compiler()[1:] == ["-DRUNG_TEST_FLAG=1"]
+    native.compile_program(program)  # type: ignore[arg-type]
+
+
+def test_missing_cc_is_a_clear_error(program: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    with pytest.raises(CompileError, match=r"no C compiler: '/nonexistent/cc' was not found"):
+        native.compile_program(program)  # type: ignore[arg-type]
+
+
+def test_failing_cc_is_a_clear_error(
+    program: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache: Path
+) -> None:
+    cc = wrapper_cc(tmp_path, 'echo "model.c:1:1: error: something is wrong" >&2\nexit 3\n')
+    monkeypatch.setenv("CC", str(cc))
+    with pytest.raises(CompileError) as info:
+        native.compile_program(program)  # type: ignore[arg-type]
+    message = str(info.value)
+    assert "failed (exit code 3) on model.c" in message
+    assert "error: something is wrong" in message
+    assert not any(fresh_cache.iterdir()), "a failed build left files in the cache"
+
+
+def test_openmp_is_dropped_when_the_compiler_lacks_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cc = wrapper_cc(
+        tmp_path,
+        f"""\
+        for arg in "$@"; do
+          if [ "$arg" = -fopenmp ]; then echo "unsupported option -fopenmp" >&2; exit 1; fi
+        done
+        exec "{real_cc()}" "$@"
+        """,
+    )
+    monkeypatch.setenv("CC", str(cc))
+    assert "-fopenmp" not in native.build_flags(openmp=True)
+    monkeypatch.setenv("CC", real_cc())
+    assert "-fopenmp" in native.build_flags(openmp=True)
+    assert "-fopenmp" not in native.build_flags(openmp=False)
+
+
+def test_sanitizer_builds_are_not_loaded_into_python(program: object) -> None:
+    with pytest.raises(CompileError, match="run_in_harness"):
+        native.compile_program(program, debug=True)  # type: ignore[arg-type]
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (np.zeros((2, 3), np.float64), r"input 0 \('x'\) must be of float32, got float64"),
+        (np.zeros((6,), np.float32), r"input 0 \('x'\) must have shape 2x3, got \[6\]"),
+        (np.zeros((2, 4), np.float32), r"input 0 \('x'\) must have shape 2x3, got \[2, 4\]"),
+    ],
+    ids=["dtype", "rank", "static-dim"],
+)
+def test_bad_inputs_name_the_input(program: object, value: np.ndarray, message: str) -> None:
+    model = native.compile_program(program)  # type: ignore[arg-type]
+    with pytest.raises(EvaluationError, match=message):
+        model.run([value, np.zeros((2, 3), np.float32)])
+
+
+def test_wrong_number_of_inputs(program: object) -> None:
+    model = native.compile_program(program)  # type: ignore[arg-type]
+    with pytest.raises(EvaluationError, match=r"expected 2 inputs \('x', 'w'\), got 1"):
+        model.run([np.zeros((2, 3), np.float32)])
+
+
+def test_the_session_checks_inputs_by_name() -> None:
+    session = InferenceSession(add_relu_model(), level="kernel")
+    bad = {"x": np.zeros((2, 3), np.int32), "w": np.zeros((2, 3), np.float32)}
+    with pytest.raises(RungError, match=r"input 'x': expected dtype float32"):
+        session.run(None, bad)
+    bad = {"x": np.zeros((2, 3), np.float32), "w": np.zeros((3, 3), np.float32)}
+    with pytest.raises(RungError, match=r"input 'w': dimension 0 must be 2"):
+        session.run(None, bad)
+
+
+def test_the_library_itself_rejects_bad_inputs(program: object) -> None:
+    """Called through its C ABI (as a C user would), the library checks inputs too."""
+    model = native.compile_program(program)  # type: ignore[arg-type]
+    x = np.zeros((2, 3), np.float32)
+    ins = (RungTensor * 2)()
+    for t in ins:
+        t.data, t.dtype, t.rank = x.ctypes.data, 1, 2
+        t.shape[0], t.shape[1] = 2, 3
+    ins[1].dtype = 11  # double
+    outs = (RungTensor * 1)()
+    arena = np.empty(model.arena_bytes + 64, np.uint8)
+    aligned = (arena.ctypes.data + 63) // 64 * 64
+    assert model._run(ins, outs, aligned) != 0
+    assert b"input 1 ('w')" in model._error()
+    ins[1].dtype, ins[1].shape[1] = 1, 4
+    assert model._run(ins, outs, aligned) != 0
+    assert b"input 1 ('w'): dim 1 must be 3" in model._error()
+    ins[1].shape[1] = 3
+    assert model._run(ins, outs, aligned) == 0
+    assert outs[0].rank == 2 and tuple(outs[0].shape[:2]) == (2, 3)
+    model._free(outs[0].data)
+
+
+def test_scalar_inputs_stay_scalars() -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "k"], ["y"])],
+        "scale",
+        [helper.make_tensor_value_info("x", F, [3]), helper.make_tensor_value_info("k", F, [])],
+        [helper.make_tensor_value_info("y", F, [3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    compiled = native.compile_program(program_of(model))
+    x = np.array([1, 2, 3], np.float32)
+    np.testing.assert_array_equal(compiled.run([x, np.float32(2)])[0], 2 * x)
+    with pytest.raises(EvaluationError, match=r"input 1 \('k'\) must have shape a scalar"):
+        compiled.run([x, np.array([2], np.float32)])
+
+
+# ---- weights ---------------------------------------------------------------------------------
+
+
+def test_large_weights_go_to_the_side_file(fresh_cache: Path) -> None:
+    w = RNG.standard_normal((32, 64)).astype(np.float32)  # 8 KiB > the 4 KiB inline limit
+    program = program_of(add_relu_model(w))
+    assert len(program.weights) >= w.nbytes
+    assert "weights file @" in program.source
+    model = native.compile_program(program)
+    assert (model.folder / "model.weights").stat().st_size == len(program.weights)
+    x = RNG.standard_normal((32, 64)).astype(np.float32)
+    np.testing.assert_array_equal(model.run([x])[0], np.maximum(x + w, 0))
+
+    small = program_of(add_relu_model(w[:4, :8]))  # 128 bytes: inline
+    assert small.weights == b"" and "weights file @" not in small.source
+
+
+def test_missing_weights_file_is_a_clear_error(tmp_path: Path) -> None:
+    w = RNG.standard_normal((32, 64)).astype(np.float32)
+    program = program_of(add_relu_model(w), prefix="heavy")
+    folder = native.cached_build(program)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "libheavy.so").write_bytes((folder / "libheavy.so").read_bytes())
+    with pytest.raises(EvaluationError, match="needs the path of its weights file"):
+        native.NativeModel(copy, program)
+
+
+# ---- concurrent builds -----------------------------------------------------------------------
+
+CONCURRENT_BUILD = """
+import os, sys, time
+from pathlib import Path
+import onnx
+from rung.lowering.kernel_to_c import CProgram, generate_c
+from rung.runtime import InferenceSession, native
+
+barrier, index, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+program = generate_c(InferenceSession(onnx.load(sys.argv[4]), level="kernel").module)
+(barrier / index).touch()
+while len(list(barrier.iterdir())) < count:  # start compiling together
+    time.sleep(0.01)
+folder = native.cached_build(program)
+print(folder)
+"""
+
+
+def test_concurrent_builds_of_one_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Processes racing to build the same cache entry all succeed, and leave one whole entry."""
+    log = tmp_path / "cc.log"
+    # A slow compiler, so that every process is still building when the others start.
+    cc = wrapper_cc(tmp_path, f'echo run >> "{log}"\nsleep 1\nexec "{real_cc()}" "$@"\n')
+    monkeypatch.setenv("CC", str(cc))
+    model_path = tmp_path / "model.onnx"
+    onnx.save(add_relu_model(), model_path)
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    count = 3
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CONCURRENT_BUILD, str(barrier), str(i), str(count),
+             str(model_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(count)
+    ]
+    results = [p.communicate(timeout=300) for p in procs]
+    for proc, (_out, err) in zip(procs, results, strict=True):
+        assert proc.returncode == 0, err
+    folders = {out.strip() for out, _ in results}
+    assert len(folders) == 1
+    assert len(log.read_text().split()) >= 2, "the builds did not overlap"
+    cache = Path(os.environ["RUNG_CACHE_DIR"])
+    assert [p.name for p in cache.iterdir()] == [Path(folders.pop()).name]
+    model = native.compile_program(program_of(add_relu_model()))
+    x, w = inputs()
+    np.testing.assert_array_equal(model.run([x, w])[0], np.maximum(x + w, 0))
+
+
+def test_ctypes_layout_matches_the_header() -> None:
+    assert ctypes.sizeof(RungTensor) == 8 + 4 + 4 + 8 * native.MAX_RANK
