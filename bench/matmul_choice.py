@@ -53,7 +53,8 @@ SHAPES: list[tuple[str, int, int, int]] = [
 
 def core_module(m: int, n: int, k: int) -> str:
     return (
-        f"func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{\n"
+        f"func.func @mm(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>)"
+        f" -> tensor<{m}x{n}xf32> {{\n"
         f"  %c = core.matmul(%a, %b) {{acc = f32}} : (tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)"
         f" -> tensor<{m}x{n}xf32>\n"
         f"  func.return %c : tensor<{m}x{n}xf32>\n}}\n"
@@ -111,7 +112,9 @@ def ort_runner(a: np.ndarray, b: np.ndarray) -> Callable[[], None]:
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    sess = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     feed = {"a": a, "b": b}
     return lambda: sess.run(None, feed)
 
@@ -133,8 +136,10 @@ def main() -> None:
     parser.add_argument("--shapes", default=None, help="only shapes whose name matches")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    print("| shape | M x N x K | microkernel GFLOP/s | loops GFLOP/s | onnxruntime GFLOP/s "
-          "| micro / ORT | micro / loops |")
+    print(
+        "| shape | M x N x K | microkernel GFLOP/s | loops GFLOP/s | onnxruntime GFLOP/s "
+        "| micro / ORT | micro / loops |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|")
     for name, m, n, k in SHAPES:
         if args.shapes and not re.search(args.shapes, name):
@@ -152,8 +157,11 @@ def main() -> None:
         t_loops = median_seconds(rung_runner(loops, a, b), args.loops_repeat)
         t_ort = median_seconds(ort_runner(a, b), args.repeat)
         g_micro, g_loops, g_ort = (flops / t / 1e9 for t in (t_micro, t_loops, t_ort))
-        print(f"| {name} | {m} x {n} x {k} | {g_micro:.1f} | {g_loops:.1f} | {g_ort:.1f} "
-              f"| {g_micro / g_ort:.2f} | {g_micro / g_loops:.0f} |", flush=True)
+        print(
+            f"| {name} | {m} x {n} x {k} | {g_micro:.1f} | {g_loops:.1f} | {g_ort:.1f} "
+            f"| {g_micro / g_ort:.2f} | {g_micro / g_loops:.0f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

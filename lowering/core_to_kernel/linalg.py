@@ -43,10 +43,11 @@ thread; AMD EPYC (Zen 4, AVX-512, ~117 GFLOP/s peak at 3.67 GHz), gcc 12
 
 The generated nest, even after the kernel-level passes, is 3 to 17 times
 slower wherever M > 1, so every f32 matmul and conv-as-GEMM takes the
-microkernel (at M = 1 both stream B at memory speed). Whole light models at
-level kernel against onnxruntime (single thread, thread CPU time, medians):
-ResNet-50 1.10x onnxruntime's time, VGG-19 1.2x, geometric mean over the nine
-light models about 1.1x.
+microkernel (at M = 1 both stream B at memory speed). On whole models (the
+nine light ONNX models, random weights, level kernel, one thread, thread CPU
+time), rung takes 1.11x onnxruntime's time on ResNet-50 (the GEMMs average
+105 GFLOP/s there), 1.14x on VGG-19, 0.65x to 1.27x on the others: a
+geometric mean of about 1.0x.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     IndexType,
     IntegerAttr,
+    MemRefType,
     TensorType,
     f32,
 )
@@ -124,10 +126,16 @@ def _element(v: SSAValue) -> Attribute:
     return t.element_type
 
 
+def _buffer_element(buf: SSAValue) -> Attribute:
+    t = buf.type
+    assert isinstance(t, MemRefType)
+    return t.element_type
+
+
 def _zero(b: KernelBuilder, buf: SSAValue) -> None:
     """Fill a buffer with zeros (a nest C compilers turn into memset)."""
     dims = b.dims(buf)
-    element = buf.type.element_type  # type: ignore[attr-defined]
+    element = _buffer_element(buf)
 
     def body(b: KernelBuilder, ivs: list[SSAValue]) -> None:
         b.store(b.const(0, element), buf, ivs)
@@ -137,7 +145,7 @@ def _zero(b: KernelBuilder, buf: SSAValue) -> None:
 
 def _convert(b: KernelBuilder, buf: SSAValue, element: Attribute) -> SSAValue:
     """A copy of `buf` in another element type (the buffer itself if it has it)."""
-    if buf.type.element_type == element:  # type: ignore[attr-defined]
+    if _buffer_element(buf) == element:
         return buf
     dims = b.dims(buf)
     out = b.alloc(element, dims)
@@ -150,8 +158,10 @@ def _convert(b: KernelBuilder, buf: SSAValue, element: Attribute) -> SSAValue:
 
 
 def _convert_into(b: KernelBuilder, buf: SSAValue, out: SSAValue) -> None:
+    element = _buffer_element(out)
+
     def body(b: KernelBuilder, ivs: list[SSAValue]) -> None:
-        b.store(b.cast(b.load(buf, ivs), out.type.element_type), out, ivs)  # type: ignore[attr-defined]
+        b.store(b.cast(b.load(buf, ivs), element), out, ivs)
 
     b.parallel(b.dims(out), body)
 
@@ -226,7 +236,8 @@ def _matmul_f32(
         b3 = _shared_matrix(b, rhs_value)
         if b3 is None and transpose:
             b3 = b.view(b.buffer(source), [batch, n, k])  # type: ignore[arg-type]
-    if lhs is b.buffer(op.lhs) and (b3 is None or b3.type.get_shape()[0] != 1):  # type: ignore[attr-defined]
+    rhs_shared = b3 is not None and b.dims(b3)[0] == 1
+    if lhs is b.buffer(op.lhs) and not rhs_shared:
         a3 = _shared_matrix(b, op.lhs)
     if a3 is None:
         a3 = b.view(lhs, [batch, m, k])
@@ -241,7 +252,7 @@ def _matmul_loops(
 ) -> None:
     """The generic nest: out[..., i, j] = sum_k lhs[..., i, k] * rhs[..., k, j] in `acc`."""
     k = b.dims(lhs)[-1]
-    element = out.type.element_type  # type: ignore[attr-defined]
+    element = _buffer_element(out)
 
     def body(b: KernelBuilder, ivs: list[SSAValue]) -> None:
         def step(b: KernelBuilder, kv: list[SSAValue], sums: list[SSAValue]) -> list[SSAValue]:
@@ -387,7 +398,7 @@ def _conv_direct(
     that type), so the inner loop is a vectorizable axpy along the last dim.
     """
     work = _work_type(acc)
-    target = out if out.type.element_type == work else b.alloc(work, b.dims(out))  # type: ignore[attr-defined]
+    target = out if _buffer_element(out) == work else b.alloc(work, b.dims(out))
     _zero(b, target)
     o = b.dims(out)[1]
     og = b.idiv(o, g.groups)
@@ -542,7 +553,7 @@ class _Pool:
 def _pool_per_output(b: KernelBuilder, g: _Pool, out: SSAValue, kind: str, work: Attribute) -> None:
     """Each output point reduces the window offsets inside the input (for few outputs, big
     windows: global pooling reduces a contiguous run)."""
-    element = out.type.element_type  # type: ignore[attr-defined]
+    element = _buffer_element(out)
     r = g.rank
 
     def body(b: KernelBuilder, ivs: list[SSAValue]) -> None:
@@ -574,7 +585,7 @@ def _pool_per_offset(b: KernelBuilder, g: _Pool, out: SSAValue, kind: str, work:
     """The output starts at the identity; each window offset then combines the input into
     the output points that see it inside the input: a vectorizable pass along the last dim,
     with no loop-carried chain per point."""
-    target = out if out.type.element_type == work else b.alloc(work, b.dims(out))  # type: ignore[attr-defined]
+    target = out if _buffer_element(out) == work else b.alloc(work, b.dims(out))
     dims = b.dims(target)
 
     def init(b: KernelBuilder, ivs: list[SSAValue]) -> None:

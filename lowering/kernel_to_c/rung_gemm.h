@@ -200,7 +200,7 @@ static void rung_gemm_panel(int64_t kc, const float *a, int64_t lda, const float
     if (rows == RUNG_MR && lanes <= rem) {
       rung_gemm_tile(kc, a, lda, b + off, ldb, c + off, ldc, add, lanes);
     } else {
-      float tile[RUNG_MR * RUNG_NR] __attribute__((aligned(64)));
+      float tile[RUNG_MR * RUNG_NR];
       const int64_t w = lanes < rem ? lanes : rem;
       rung_gemm_tile(kc, a, lda, b + off, ldb, tile, RUNG_NR, 0, lanes);
       for (int64_t r = 0; r < rows; ++r)

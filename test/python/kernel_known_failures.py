@@ -9,7 +9,6 @@ from __future__ import annotations
 NARROW = "8-bit and 4-bit floats and 2/4-bit integers have no C representation at the kernel level yet"
 LISTS = "sequences and optionals (core.list, core.optional) have no kernel lowering yet"
 STRINGS = "string tensors have no kernel representation"
-POOL = "3-D AveragePool with dilations and ceil mode: the divisor is wrong at the window edges"
 
 KNOWN_FAILURES: dict[str, str] = {
     "test_cast_FLOAT16_to_FLOAT4E2M1": NARROW,
@@ -205,5 +204,4 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_split_to_sequence_nokeepdims": LISTS,
     "test_equal_string": STRINGS,
     "test_equal_string_broadcast": STRINGS,
-    "test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True": POOL,
 }

@@ -130,26 +130,66 @@ MATMUL = [
     Case("mm_gemv_rows", "MatMul", [rand(1, 1000), rand(1000, 70)], const=(1,)),
     Case("mm_gemv_cols", "MatMul", [rand(90, 600), rand(600, 1)]),
     Case("mm_inner_1", "MatMul", [rand(9, 1), rand(1, 13)]),
-    Case("mm_f64", "MatMul", [rand(6, 11, dtype=np.float64), rand(11, 4, dtype=np.float64)],
-         out_type=np.float64),
-    Case("mm_i32", "MatMul", [rand(5, 7, dtype=np.int32), rand(7, 3, dtype=np.int32)],
-         out_type=np.int32),
-    Case("mm_f16", "MatMul", [rand(6, 40, dtype=np.float16), rand(40, 9, dtype=np.float16)],
-         out_type=np.float16, tol=2e-2),
-    Case("mmi_u8", "MatMulInteger",
-         [rand(4, 6, dtype=np.int32).astype(np.uint8), rand(6, 5, dtype=np.int32).astype(np.uint8),
-          np.array(3, np.uint8), np.array(200, np.uint8)],
-         out_type=np.int32, const=(2, 3)),
-    Case("mmi_i8_rows", "MatMulInteger",
-         [rand(4, 6, dtype=np.int8), rand(6, 5, dtype=np.int8), np.array([1, -2, 3, 0], np.int8)],
-         out_type=np.int32, const=(2,), ort=False),
+    Case(
+        "mm_f64",
+        "MatMul",
+        [rand(6, 11, dtype=np.float64), rand(11, 4, dtype=np.float64)],
+        out_type=np.float64,
+    ),
+    Case(
+        "mm_i32",
+        "MatMul",
+        [rand(5, 7, dtype=np.int32), rand(7, 3, dtype=np.int32)],
+        out_type=np.int32,
+    ),
+    Case(
+        "mm_f16",
+        "MatMul",
+        [rand(6, 40, dtype=np.float16), rand(40, 9, dtype=np.float16)],
+        out_type=np.float16,
+        tol=2e-2,
+    ),
+    Case(
+        "mmi_u8",
+        "MatMulInteger",
+        [
+            rand(4, 6, dtype=np.int32).astype(np.uint8),
+            rand(6, 5, dtype=np.int32).astype(np.uint8),
+            np.array(3, np.uint8),
+            np.array(200, np.uint8),
+        ],
+        out_type=np.int32,
+        const=(2, 3),
+    ),
+    Case(
+        "mmi_i8_rows",
+        "MatMulInteger",
+        [rand(4, 6, dtype=np.int8), rand(6, 5, dtype=np.int8), np.array([1, -2, 3, 0], np.int8)],
+        out_type=np.int32,
+        const=(2,),
+        ort=False,
+    ),
     Case("gemm_plain", "Gemm", [rand(9, 20), rand(20, 11)]),
-    Case("gemm_trans_b_bias", "Gemm", [rand(1, 64), rand(100, 64), rand(100)],
-         {"transB": 1}, const=(1, 2)),
-    Case("gemm_trans_b_rows", "Gemm", [rand(13, 64), rand(70, 64), rand(70)],
-         {"transB": 1, "alpha": 0.5, "beta": 2.0}, const=(1, 2)),
-    Case("gemm_trans_a", "Gemm", [rand(20, 9), rand(20, 11), rand(9, 11)],
-         {"transA": 1, "beta": -1.0}),
+    Case(
+        "gemm_trans_b_bias",
+        "Gemm",
+        [rand(1, 64), rand(100, 64), rand(100)],
+        {"transB": 1},
+        const=(1, 2),
+    ),
+    Case(
+        "gemm_trans_b_rows",
+        "Gemm",
+        [rand(13, 64), rand(70, 64), rand(70)],
+        {"transB": 1, "alpha": 0.5, "beta": 2.0},
+        const=(1, 2),
+    ),
+    Case(
+        "gemm_trans_a",
+        "Gemm",
+        [rand(20, 9), rand(20, 11), rand(9, 11)],
+        {"transA": 1, "beta": -1.0},
+    ),
 ]
 
 
@@ -166,35 +206,93 @@ def test_matmul_and_gemm(matmul_results: dict, name: str) -> None:
 # ---- convolution ----------------------------------------------------------------------------
 
 CONV = [
-    Case("conv_3x3_pad", "Conv", [rand(1, 5, 9, 9), rand(7, 5, 3, 3), rand(7)],
-         {"pads": [1, 1, 1, 1]}, const=(1, 2)),
-    Case("conv_stride_asym_pads", "Conv", [rand(2, 3, 11, 10), rand(4, 3, 3, 2)],
-         {"strides": [2, 3], "pads": [2, 0, 1, 1]}, const=(1,)),
-    Case("conv_dilated", "Conv", [rand(1, 4, 12, 12), rand(6, 4, 3, 3)],
-         {"dilations": [2, 3], "pads": [2, 3, 2, 3]}),
-    Case("conv_groups", "Conv", [rand(2, 6, 7, 7), rand(9, 2, 3, 3)],
-         {"group": 3, "pads": [1, 1, 0, 0]}, const=(1,)),
-    Case("conv_depthwise", "Conv", [rand(1, 8, 10, 10), rand(8, 1, 3, 3), rand(8)],
-         {"group": 8, "pads": [1, 1, 1, 1], "strides": [2, 2]}, const=(1, 2)),
-    Case("conv_depthwise_multiplier", "Conv", [rand(2, 3, 6, 7), rand(6, 1, 2, 3)],
-         {"group": 3, "pads": [0, 1, 1, 0], "dilations": [2, 1]}),
+    Case(
+        "conv_3x3_pad",
+        "Conv",
+        [rand(1, 5, 9, 9), rand(7, 5, 3, 3), rand(7)],
+        {"pads": [1, 1, 1, 1]},
+        const=(1, 2),
+    ),
+    Case(
+        "conv_stride_asym_pads",
+        "Conv",
+        [rand(2, 3, 11, 10), rand(4, 3, 3, 2)],
+        {"strides": [2, 3], "pads": [2, 0, 1, 1]},
+        const=(1,),
+    ),
+    Case(
+        "conv_dilated",
+        "Conv",
+        [rand(1, 4, 12, 12), rand(6, 4, 3, 3)],
+        {"dilations": [2, 3], "pads": [2, 3, 2, 3]},
+    ),
+    Case(
+        "conv_groups",
+        "Conv",
+        [rand(2, 6, 7, 7), rand(9, 2, 3, 3)],
+        {"group": 3, "pads": [1, 1, 0, 0]},
+        const=(1,),
+    ),
+    Case(
+        "conv_depthwise",
+        "Conv",
+        [rand(1, 8, 10, 10), rand(8, 1, 3, 3), rand(8)],
+        {"group": 8, "pads": [1, 1, 1, 1], "strides": [2, 2]},
+        const=(1, 2),
+    ),
+    Case(
+        "conv_depthwise_multiplier",
+        "Conv",
+        [rand(2, 3, 6, 7), rand(6, 1, 2, 3)],
+        {"group": 3, "pads": [0, 1, 1, 0], "dilations": [2, 1]},
+    ),
     Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
     Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
     Case("conv_1d", "Conv", [rand(2, 3, 17), rand(5, 3, 4)], {"strides": [2], "pads": [1, 2]}),
-    Case("conv_3d", "Conv", [rand(1, 2, 5, 6, 4), rand(3, 2, 3, 2, 2)],
-         {"pads": [1, 0, 1, 1, 1, 0]}),
-    Case("conv_same_upper", "Conv", [rand(1, 3, 8, 7), rand(4, 3, 3, 3)],
-         {"auto_pad": "SAME_UPPER", "strides": [2, 2]}),
-    Case("conv_pad_wider_than_kernel", "Conv", [rand(1, 2, 3, 3), rand(2, 2, 2, 2)],
-         {"pads": [3, 2, 3, 4]}),
-    Case("conv_f64", "Conv", [rand(1, 3, 6, 6, dtype=np.float64), rand(4, 3, 3, 3, dtype=np.float64)],
-         {"pads": [1, 1, 1, 1]}, out_type=np.float64, ort=False),
-    Case("conv_f16", "Conv", [rand(1, 4, 6, 6, dtype=np.float16), rand(5, 4, 3, 3, dtype=np.float16)],
-         {"pads": [1, 1, 1, 1]}, out_type=np.float16, ort=False, tol=2e-2),
-    Case("conv_integer", "ConvInteger",
-         [rand(1, 3, 6, 6, dtype=np.int32).astype(np.uint8),
-          rand(4, 3, 3, 3, dtype=np.int32).astype(np.uint8), np.array(5, np.uint8)],
-         {"pads": [1, 1, 1, 1]}, out_type=np.int32, const=(2,)),
+    Case(
+        "conv_3d", "Conv", [rand(1, 2, 5, 6, 4), rand(3, 2, 3, 2, 2)], {"pads": [1, 0, 1, 1, 1, 0]}
+    ),
+    Case(
+        "conv_same_upper",
+        "Conv",
+        [rand(1, 3, 8, 7), rand(4, 3, 3, 3)],
+        {"auto_pad": "SAME_UPPER", "strides": [2, 2]},
+    ),
+    Case(
+        "conv_pad_wider_than_kernel",
+        "Conv",
+        [rand(1, 2, 3, 3), rand(2, 2, 2, 2)],
+        {"pads": [3, 2, 3, 4]},
+    ),
+    Case(
+        "conv_f64",
+        "Conv",
+        [rand(1, 3, 6, 6, dtype=np.float64), rand(4, 3, 3, 3, dtype=np.float64)],
+        {"pads": [1, 1, 1, 1]},
+        out_type=np.float64,
+        ort=False,
+    ),
+    Case(
+        "conv_f16",
+        "Conv",
+        [rand(1, 4, 6, 6, dtype=np.float16), rand(5, 4, 3, 3, dtype=np.float16)],
+        {"pads": [1, 1, 1, 1]},
+        out_type=np.float16,
+        ort=False,
+        tol=2e-2,
+    ),
+    Case(
+        "conv_integer",
+        "ConvInteger",
+        [
+            rand(1, 3, 6, 6, dtype=np.int32).astype(np.uint8),
+            rand(4, 3, 3, 3, dtype=np.int32).astype(np.uint8),
+            np.array(5, np.uint8),
+        ],
+        {"pads": [1, 1, 1, 1]},
+        out_type=np.int32,
+        const=(2,),
+    ),
 ]
 
 
@@ -210,17 +308,35 @@ def test_conv(conv_results: dict, name: str) -> None:
 
 CONV_TRANSPOSE = [
     Case("ct_plain", "ConvTranspose", [rand(1, 3, 4, 4), rand(3, 2, 3, 3)]),
-    Case("ct_strides_pads", "ConvTranspose", [rand(2, 3, 5, 4), rand(3, 4, 3, 2), rand(4)],
-         {"strides": [2, 3], "pads": [1, 0, 1, 1]}, const=(1, 2)),
-    Case("ct_output_padding", "ConvTranspose", [rand(1, 2, 3, 3), rand(2, 3, 3, 3)],
-         {"strides": [3, 2], "output_padding": [2, 1]}),
-    Case("ct_groups_dilations", "ConvTranspose", [rand(1, 4, 4, 5), rand(4, 3, 2, 3)],
-         {"group": 2, "dilations": [2, 2], "pads": [1, 1, 0, 2]}),
-    Case("ct_output_shape", "ConvTranspose", [rand(1, 2, 3, 3), rand(2, 2, 3, 3)],
-         {"strides": [2, 2], "output_shape": [8, 8]}),
+    Case(
+        "ct_strides_pads",
+        "ConvTranspose",
+        [rand(2, 3, 5, 4), rand(3, 4, 3, 2), rand(4)],
+        {"strides": [2, 3], "pads": [1, 0, 1, 1]},
+        const=(1, 2),
+    ),
+    Case(
+        "ct_output_padding",
+        "ConvTranspose",
+        [rand(1, 2, 3, 3), rand(2, 3, 3, 3)],
+        {"strides": [3, 2], "output_padding": [2, 1]},
+    ),
+    Case(
+        "ct_groups_dilations",
+        "ConvTranspose",
+        [rand(1, 4, 4, 5), rand(4, 3, 2, 3)],
+        {"group": 2, "dilations": [2, 2], "pads": [1, 1, 0, 2]},
+    ),
+    Case(
+        "ct_output_shape",
+        "ConvTranspose",
+        [rand(1, 2, 3, 3), rand(2, 2, 3, 3)],
+        {"strides": [2, 2], "output_shape": [8, 8]},
+    ),
     Case("ct_1d", "ConvTranspose", [rand(2, 3, 6), rand(3, 2, 4)], {"strides": [2]}),
-    Case("ct_3d", "ConvTranspose", [rand(1, 2, 3, 2, 3), rand(2, 2, 2, 2, 2)],
-         {"strides": [1, 2, 1]}),
+    Case(
+        "ct_3d", "ConvTranspose", [rand(1, 2, 3, 2, 3), rand(2, 2, 2, 2, 2)], {"strides": [1, 2, 1]}
+    ),
 ]
 
 
@@ -237,31 +353,72 @@ def test_conv_transpose(conv_transpose_results: dict, name: str) -> None:
 # ---- pooling --------------------------------------------------------------------------------
 
 POOL = [
-    Case("max_3x3_s2_pad", "MaxPool", [rand(1, 3, 9, 9)],
-         {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
-    Case("max_ceil", "MaxPool", [rand(1, 2, 8, 7)],
-         {"kernel_shape": [3, 2], "strides": [2, 2], "ceil_mode": 1}),
-    Case("max_dilated", "MaxPool", [rand(2, 2, 9, 9)],
-         {"kernel_shape": [2, 2], "dilations": [2, 3], "pads": [1, 0, 0, 1]}),
+    Case(
+        "max_3x3_s2_pad",
+        "MaxPool",
+        [rand(1, 3, 9, 9)],
+        {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    Case(
+        "max_ceil",
+        "MaxPool",
+        [rand(1, 2, 8, 7)],
+        {"kernel_shape": [3, 2], "strides": [2, 2], "ceil_mode": 1},
+    ),
+    Case(
+        "max_dilated",
+        "MaxPool",
+        [rand(2, 2, 9, 9)],
+        {"kernel_shape": [2, 2], "dilations": [2, 3], "pads": [1, 0, 0, 1]},
+    ),
     Case("max_1d", "MaxPool", [rand(2, 3, 11)], {"kernel_shape": [3], "strides": [2]}),
     Case("max_3d", "MaxPool", [rand(1, 2, 5, 4, 6)], {"kernel_shape": [2, 2, 3]}),
-    Case("max_int8", "MaxPool", [rand(1, 2, 6, 6, dtype=np.int8)],
-         {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]}, out_type=np.int8),
-    Case("avg_pads_exclude", "AveragePool", [rand(1, 3, 7, 7)],
-         {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}),
-    Case("avg_pads_include", "AveragePool", [rand(1, 3, 7, 7)],
-         {"kernel_shape": [3, 3], "pads": [1, 2, 2, 1], "count_include_pad": 1}),
-    Case("avg_ceil_strides", "AveragePool", [rand(2, 2, 9, 8)],
-         {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1}),
-    Case("avg_dilated", "AveragePool", [rand(1, 2, 8, 8)],
-         {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]}),
-    Case("avg_same_lower", "AveragePool", [rand(1, 2, 6, 5)],
-         {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_LOWER"}),
+    Case(
+        "max_int8",
+        "MaxPool",
+        [rand(1, 2, 6, 6, dtype=np.int8)],
+        {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1]},
+        out_type=np.int8,
+    ),
+    Case(
+        "avg_pads_exclude",
+        "AveragePool",
+        [rand(1, 3, 7, 7)],
+        {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+    ),
+    Case(
+        "avg_pads_include",
+        "AveragePool",
+        [rand(1, 3, 7, 7)],
+        {"kernel_shape": [3, 3], "pads": [1, 2, 2, 1], "count_include_pad": 1},
+    ),
+    Case(
+        "avg_ceil_strides",
+        "AveragePool",
+        [rand(2, 2, 9, 8)],
+        {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1},
+    ),
+    Case(
+        "avg_dilated",
+        "AveragePool",
+        [rand(1, 2, 8, 8)],
+        {"kernel_shape": [2, 2], "dilations": [2, 2], "pads": [1, 1, 1, 1]},
+    ),
+    Case(
+        "avg_same_lower",
+        "AveragePool",
+        [rand(1, 2, 6, 5)],
+        {"kernel_shape": [3, 3], "strides": [2, 2], "auto_pad": "SAME_LOWER"},
+    ),
     Case("global_avg", "GlobalAveragePool", [rand(2, 5, 7, 7)]),
     Case("global_avg_1d", "GlobalAveragePool", [rand(1, 4, 9)]),
     Case("global_max", "GlobalMaxPool", [rand(2, 3, 4, 5)]),
-    Case("lp_pool", "LpPool", [rand(1, 2, 6, 6)],
-         {"kernel_shape": [3, 3], "p": 2, "pads": [1, 1, 1, 1], "strides": [2, 2]}),
+    Case(
+        "lp_pool",
+        "LpPool",
+        [rand(1, 2, 6, 6)],
+        {"kernel_shape": [3, 3], "p": 2, "pads": [1, 1, 1, 1], "strides": [2, 2]},
+    ),
 ]
 
 
@@ -338,7 +495,10 @@ def test_gemm_microkernel_matches_numpy(gemm_lib: ctypes.CDLL) -> None:
         want = np.broadcast_to(want, (batch, m, n)) + (c if acc else 0)
         gemm_lib.mm(a.ctypes.data, b.ctypes.data, c.ctypes.data, ba, bb, batch, m, n, k, acc, tb)
         np.testing.assert_allclose(
-            c, want, rtol=1e-4, atol=1e-4 * max(1, k) ** 0.5,
+            c,
+            want,
+            rtol=1e-4,
+            atol=1e-4 * max(1, k) ** 0.5,
             err_msg=f"ba={ba} bb={bb} batch={batch} m={m} n={n} k={k} acc={acc} tb={tb}",
         )
 
@@ -346,7 +506,10 @@ def test_gemm_microkernel_matches_numpy(gemm_lib: ctypes.CDLL) -> None:
 SANITIZED = r"""
 #include "rung_runtime.h"
 static uint64_t s = 88172645463325252ull;
-static float rnd(void) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return (float)(s % 2001) / 1000.0f - 1.0f; }
+static float rnd(void) {
+  s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+  return (float)(s % 2001) / 1000.0f - 1.0f;
+}
 int main(void) {
   static const int64_t sizes[] = {0, 1, 3, 4, 5, 8, 9, 17, 47, 49, 97, 300};
   int bad = 0;
@@ -367,7 +530,8 @@ int main(void) {
         for (int64_t j = 0; j < n; ++j)
           for (int64_t q = 0; q < k; ++q) {
             const float *bp = b + (bb == 1 ? 0 : p) * k * n;
-            want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * (tb ? bp[j * k + q] : bp[q * n + j]);
+            const double y = tb ? bp[j * k + q] : bp[q * n + j];
+            want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * y;
           }
     if (tb) rung_matmul_float_bt(a, b, c, batch, bb, batch, m, n, k, acc);
     else rung_matmul_float(a, b, c, batch, bb, batch, m, n, k, acc);
@@ -386,8 +550,18 @@ def test_gemm_microkernel_sanitized(tmp_path: Path, variant: str) -> None:
     """No out-of-bounds access, misalignment or overflow, in each compiled form."""
     if variant == "avx2" and "avx2" not in Path("/proc/cpuinfo").read_text(errors="ignore"):
         pytest.skip("no AVX2 here")
-    isa = {"native": ["-march=native"], "avx2": ["-mavx2", "-mfma"], "scalar": ["-DRUNG_GEMM_SCALAR"]}
-    flags = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", *isa[variant]]
+    isa = {
+        "native": ["-march=native"],
+        "avx2": ["-mavx2", "-mfma"],
+        "scalar": ["-DRUNG_GEMM_SCALAR"],
+    }
+    flags = [
+        "-O1",
+        "-g",
+        "-fsanitize=address,undefined",
+        "-fno-sanitize-recover=all",
+        *isa[variant],
+    ]
     try:
         exe = _build(tmp_path, "check", SANITIZED, flags, False)
     except subprocess.CalledProcessError as err:  # a toolchain without the sanitizer runtimes
