@@ -66,7 +66,7 @@ def assert_same(got: object, want: object) -> None:
 
 
 def check_against_ort(model: onnx.ModelProto, feed: dict[str, object]) -> list[object]:
-    got = InferenceSession(model).run(None, feed)
+    got = InferenceSession(model, level="onnx").run(None, feed)
     want = ort_run(model, feed)
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
@@ -206,7 +206,7 @@ def test_large_initializer_held_as_a_resource() -> None:
         [vi("y", [5, 32])],
         [numpy_helper.from_array(w, "w")],
     )
-    sess = InferenceSession(model)
+    sess = InferenceSession(model, level="onnx")
     assert "dense_resource<w>" in print_module(sess.module)
     x = RNG.standard_normal((5, 64)).astype(np.float32)
     got = sess.run(None, {"x": x})
@@ -220,7 +220,7 @@ def test_output_names_select_outputs() -> None:
         [vi("a", [2]), vi("b", [2])],
     )
     x = np.array([-1.0, 2.0], np.float32)
-    sess = InferenceSession(model)
+    sess = InferenceSession(model, level="onnx")
     assert_same(sess.run(["b"], {"x": x})[0], np.abs(x))
     assert_same(sess.run(["b", "a"], {"x": x})[1], -x)
     with pytest.raises(RungError, match="unknown output 'c'"):
@@ -249,7 +249,7 @@ def test_node_case_matches_expected_outputs(name: str) -> None:
     from rung.runtime.conformance import _normalize, compare
 
     case = node_cases()[name]
-    sess = InferenceSession(case.model)  # type: ignore[attr-defined]
+    sess = InferenceSession(case.model, level="onnx")  # type: ignore[attr-defined]
     names = [i.name for i in case.model.graph.input]  # type: ignore[attr-defined]
     for inputs, expected in case.data_sets:  # type: ignore[attr-defined]
         feed = {n: _normalize(v) for n, v in zip(names, inputs, strict=True)}
@@ -267,7 +267,7 @@ def test_unknown_custom_domain_is_unsupported() -> None:
         [vi("y", [2])],
     )
     model.opset_import.append(helper.make_opsetid("com.example", 1))
-    sess = InferenceSession(model)
+    sess = InferenceSession(model, level="onnx")
     with pytest.raises(UnsupportedOpError, match="no reference implementation for com.example::Frob"):
         sess.run(None, {"x": np.zeros(2, np.float32)})
 
@@ -292,7 +292,7 @@ def io_model() -> onnx.ModelProto:
 
 def test_get_inputs_and_outputs_describe_like_onnxruntime() -> None:
     model = io_model()
-    ours = InferenceSession(model)
+    ours = InferenceSession(model, level="onnx")
     theirs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for mine, ref in [
         *zip(ours.get_inputs(), theirs.get_inputs(), strict=True),
@@ -312,7 +312,7 @@ def feed_ok() -> dict[str, object]:
 
 def test_valid_feed_runs_and_strings_pass_through() -> None:
     feed = feed_ok()
-    got = InferenceSession(io_model()).run(None, feed)
+    got = InferenceSession(io_model(), level="onnx").run(None, feed)
     want = ort_run(io_model(), feed)
     assert_same(got[0], want[0])
     assert got[1] == want[1]
@@ -340,7 +340,7 @@ def test_input_checking_errors(change: dict[str, object], message: str) -> None:
         else:
             feed[key] = value
     with pytest.raises(RungError, match=message):
-        InferenceSession(io_model()).run(None, feed)
+        InferenceSession(io_model(), level="onnx").run(None, feed)
 
 
 # ---- model sources and levels ------------------------------------------------------------
@@ -357,12 +357,12 @@ def test_mlir_file_round_trip_gives_identical_results(tmp_path: Path) -> None:
     path = tmp_path / "m.mlir"
     path.write_text(print_module(import_model(model)))
     x = RNG.standard_normal((3, 16)).astype(np.float32)
-    from_mlir = InferenceSession(str(path)).run(None, {"x": x})
-    from_onnx = InferenceSession(model).run(None, {"x": x})
+    from_mlir = InferenceSession(str(path), level="onnx").run(None, {"x": x})
+    from_onnx = InferenceSession(model, level="onnx").run(None, {"x": x})
     assert from_mlir[0].tobytes() == from_onnx[0].tobytes()  # type: ignore[union-attr]
     onnx_path = tmp_path / "m.onnx"
     onnx_path.write_bytes(model.SerializeToString())
-    from_path = InferenceSession(onnx_path).run(None, {"x": x})
+    from_path = InferenceSession(onnx_path, level="onnx").run(None, {"x": x})
     assert from_path[0].tobytes() == from_onnx[0].tobytes()  # type: ignore[union-attr]
 
 
@@ -372,7 +372,7 @@ def test_mlir_that_is_not_onnx_dialect_is_refused(tmp_path: Path) -> None:
         "func.func @f(%a: i32) -> i32 {\n  %b = arith.addi %a, %a : i32\n  func.return %b : i32\n}\n"
     )
     with pytest.raises(RungError, match="is not onnx-dialect IR: it has 'arith.addi'"):
-        InferenceSession(str(path))
+        InferenceSession(str(path), level="onnx")
 
 
 def test_unknown_level_lists_the_known_levels() -> None:
@@ -497,3 +497,19 @@ def test_cli_run_errors_are_one_line_without_output(
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out.npz").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_default_level_is_kernel() -> None:
+    """Without a level, a session compiles the model natively (onnxruntime's default is native too)."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    sess = InferenceSession(model)
+    assert sess.level.name == "kernel"
+    x = np.array([-1.0, 0.5, 2.0], dtype=np.float32)
+    np.testing.assert_array_equal(sess.run(None, {"x": x})[0], np.maximum(x, 0))
