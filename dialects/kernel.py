@@ -82,23 +82,14 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+from rung.dialects.core import _ints, ints  # one spelling of array<i64> properties
+
 DYNAMIC = -1
 """A loop bound known only at run time (in `static_bounds`). Buffer dims use
 the builtin `?` (any negative number from `get_shape()`)."""
 
 ITERATORS = ("parallel", "reduction")
 
-
-def _ints(attr: Attribute | None) -> tuple[int, ...]:
-    if attr is None:
-        return ()
-    assert isinstance(attr, DenseArrayBase)
-    return tuple(int(v) for v in attr.get_values())
-
-
-def ints(values: Sequence[int]) -> DenseArrayBase:
-    """An `array<i64: ...>` property value."""
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
 
 
 def _memref(op: Operation, value: SSAValue, what: str) -> MemRefType:
