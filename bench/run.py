@@ -19,10 +19,14 @@ a large model (VGG-19 carries over 500 MB of weights) is freed before the
 next. In that process the model is compiled stage by stage with a fresh
 compiler cache (import, lower-to-core, lower-to-kernel, C generation, C
 compile, each timed), checked once against onnxruntime on the same seeded
-inputs (rtol 1e-3, atol 1e-4), then timed: rung and onnxruntime alternate run
-by run (who goes first alternates too), after warm-up runs, so that drift of
-a noisy machine hits both alike; the report gives the median and the
-interquartile range of the per-run latency. A model that fails at any stage
+inputs (rtol 1e-3, atol 1e-4), then timed: rung and onnxruntime alternate in
+short blocks of back-to-back runs (who goes first alternates too), after
+warm-up runs, so that drift of a noisy machine hits both alike. Between blocks
+the process idles briefly and each block starts with one untimed run: both
+runtimes keep idle worker threads spinning for a while after a parallel run,
+and a spinning thread of one runtime would otherwise take a core from the
+other's timed run. The report gives the median and the interquartile range of
+the per-run latency. A model that fails at any stage
 is listed with the stage and the first line of its error; geometric means
 are taken over the models that ran and matched, with their count.
 """
@@ -69,9 +73,11 @@ if TYPE_CHECKING:
 STAGES = ("import", "lower-to-core", "lower-to-kernel", "C generation", "C compile")
 RTOL, ATOL = 1e-3, 1e-4
 MIN_RUNS = 3
-PAUSE_S = 0.005
-"""Idle time before each timed run: lets the other runtime's spinning worker threads go to
-sleep, so that they do not steal a core from the run being timed."""
+BLOCK = 5
+"""Timed runs of one runtime back to back, before the other runtime's turn."""
+PAUSE_S = 0.2
+"""Idle time before each block: lets the other runtime's spinning worker threads go to
+sleep, so that they do not steal a core from the runs being timed."""
 
 Record = dict[str, Any]
 
@@ -188,7 +194,7 @@ class Worker:
                 if session is None:
                     session = ort_session(model_bytes, n)
                 set_threads(n)
-                samples = time_alternating(
+                samples = time_in_blocks(
                     {
                         "rung": partial(native.run, rung_feed),
                         "ort": partial(session.run, None, feed),
@@ -323,12 +329,19 @@ def compare(
     return result
 
 
-def time_alternating(
-    runs: dict[str, Callable[[], object]], repeat: int, warmup: int, budget_s: float
+def time_in_blocks(
+    runs: dict[str, Callable[[], object]],
+    repeat: int,
+    warmup: int,
+    budget_s: float,
+    block: int = BLOCK,
+    pause_s: float = PAUSE_S,
 ) -> dict[str, list[float]]:
-    """Per-run seconds of each callable, interleaved run by run, the order flipping each round.
+    """Per-run seconds of each callable: blocks of `block` runs in turn, the order flipping
+    each round; each block follows a pause and one untimed run.
 
-    Stops after `repeat` rounds, or after `budget_s` seconds once MIN_RUNS rounds are done.
+    Stops after `repeat` runs each, or after `budget_s` seconds once MIN_RUNS runs each are
+    done.
     """
     for _ in range(warmup):
         for fn in runs.values():
@@ -336,13 +349,20 @@ def time_alternating(
     samples: dict[str, list[float]] = {name: [] for name in runs}
     names = list(runs)
     start = time.perf_counter()
-    for i in range(max(repeat, 1)):
-        for name in names if i % 2 == 0 else reversed(names):
-            time.sleep(PAUSE_S)
-            t0 = time.perf_counter()
-            runs[name]()
-            samples[name].append(time.perf_counter() - t0)
-        if i + 1 >= MIN_RUNS and time.perf_counter() - start > budget_s:
+    rounds = 0
+    while True:
+        for name in names if rounds % 2 == 0 else reversed(names):
+            time.sleep(pause_s)
+            runs[name]()  # wakes this runtime's threads after the pause
+            for _ in range(min(block, repeat - len(samples[name]))):
+                t0 = time.perf_counter()
+                runs[name]()
+                samples[name].append(time.perf_counter() - t0)
+        rounds += 1
+        done = min(len(v) for v in samples.values())
+        if done >= max(repeat, 1):
+            break
+        if done >= MIN_RUNS and time.perf_counter() - start > budget_s:
             break
     return samples
 
@@ -546,8 +566,9 @@ def render(
         + (" ".join(f"`{k}={v}`" for k, v in env.get("openmp_env", {}).items()) or "default"),
         "",
         "Seeded random weights and inputs, the same for both runtimes. Latency is per run, "
-        "through each runtime's Python API; rung and onnxruntime alternate run by run after "
-        f"{args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
+        "through each runtime's Python API; rung and onnxruntime alternate in blocks of up to "
+        f"{BLOCK} back-to-back runs (each block after a {PAUSE_S:g} s pause and one untimed "
+        f"run), after {args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
         f"{capped}. onnxruntime: CPU provider, default graph optimizations, "
         "`intra_op_num_threads` = threads, `inter_op_num_threads` = 1, sequential execution; "
         "rung: `<prefix>_set_num_threads(threads)`. Outputs are checked against onnxruntime "

@@ -41,6 +41,16 @@ def numpy_dtype(element: Attribute) -> np.dtype:
     return np.dtype(helper.tensor_dtype_to_np_dtype(code))
 
 
+def saturation_bound(dtype: np.dtype) -> float | None:
+    """The largest finite value of an 8/6/4-bit float dtype (what a saturating cast clamps
+    to), else None."""
+    if not dtype.name.startswith(("float8_", "float6_", "float4_")):  # not float64
+        return None
+    import ml_dtypes
+
+    return float(ml_dtypes.finfo(dtype).max)
+
+
 def _result_dtype(value: SSAValue) -> np.dtype:
     return numpy_dtype(value.type.element_type)  # type: ignore[attr-defined]
 
@@ -222,11 +232,9 @@ class CoreInterpreter:
         dtype = _result_dtype(op.result)
         x = np.asarray(args[0])
         saturate = op.saturate is not None and op.saturate.value.data
-        if saturate and dtype.name.startswith(("float8", "float6", "float4")):
-            import ml_dtypes
-
+        top = saturation_bound(dtype) if saturate else None
+        if top is not None:
             # Out-of-range values and infinities clamp to the largest finite value.
-            top = float(ml_dtypes.finfo(dtype).max)
             x = np.clip(x.astype(np.float32), -top, top)
         with np.errstate(all="ignore"):
             return x.astype(dtype)

@@ -1,7 +1,7 @@
 """`rung`: the user-facing command, one subcommand per job.
 
     rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
-    rung run model.onnx --input x=x.npy      # run it (at level onnx) and print the outputs
+    rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
     rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
     rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 """
@@ -330,7 +330,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", help="the model: .onnx, .onnxtxt or .mlir")
     p.add_argument(
-        "--level", default="onnx", metavar="LEVEL", help="execution level (default: onnx; 'rung levels' lists them)"
+        "--level",
+        default="kernel",
+        metavar="LEVEL",
+        help="execution level (default: kernel, compiled C; 'rung levels' lists them)",
     )
     p.add_argument(
         "--input",

@@ -28,6 +28,14 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -48,8 +56,22 @@ from rung.errors import RungError
 Dim = int | SSAValue
 """A size or index: a number when static, an `index` value when known at run time."""
 
-FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
-INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+FLOATS = (
+    Float16Type,
+    BFloat16Type,
+    Float32Type,
+    Float64Type,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2Type,
+    Float8E5M2FNUZType,
+    Float8E8M0FNUType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float4E2M1FNType,
+)
+"""Float element types; those narrower than 32 bits compute as f32 in C and round back."""
+INTEGER_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 
 
 class KernelLoweringError(RungError):

@@ -9,12 +9,21 @@ way. A reshape is a free view of its input's storage.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, IntegerType, TensorType, i64
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerType,
+    TensorType,
+    f32,
+    i64,
+)
 from xdsl.ir import SSAValue
 
 from rung.dialects import core, kernel
+from rung.runtime.core_eval import numpy_dtype
+from rung.runtime.core_eval import saturation_bound as small_float_bound
 
-from .builder import Dim, KernelBuilder, memref_of
+from .builder import Dim, KernelBuilder, is_float, memref_of
 from .registry import lowers
 
 
@@ -67,7 +76,26 @@ def select(b: KernelBuilder, op: core.SelectOp) -> list[SSAValue]:
 @lowers(core.CastOp)
 def cast(b: KernelBuilder, op: core.CastOp) -> list[SSAValue]:
     to = op.result.type.element_type  # type: ignore[attr-defined]
-    return _map(b, op, [b.buffer(op.input)], lambda b, x: b.cast(x, to))
+    top = saturation_bound(op)
+    if top is None:
+        return _map(b, op, [b.buffer(op.input)], lambda b, x: b.cast(x, to))
+
+    def saturating(b: KernelBuilder, x: SSAValue) -> SSAValue:
+        # Clamp (NaN passes through) to the largest finite value, then convert.
+        if not is_float(x.type):
+            x = b.cast(x, f32)
+        x = b.binary("min", x, b.const(top, x.type))
+        x = b.binary("max", x, b.const(-top, x.type))
+        return b.cast(x, to)
+
+    return _map(b, op, [b.buffer(op.input)], saturating)
+
+
+def saturation_bound(op: core.CastOp) -> float | None:
+    """The largest finite value of a saturating cast's small-float target, else None."""
+    if op.saturate is None or not op.saturate.value.data:
+        return None
+    return small_float_bound(numpy_dtype(op.result.type.element_type))  # type: ignore[attr-defined]
 
 
 def shape_operand_dims(b: KernelBuilder, result: SSAValue, shape: SSAValue | None) -> list[Dim]:

@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -69,8 +70,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core, kernel
+from rung.lowering.onnx_to_core.builder import constant_attr
+from rung.runtime.core_eval import constant_value
 
-from .builder import Dim, KernelBuilder
+from .builder import Dim, KernelBuilder, memref_of
 from .registry import lowers
 
 _GEMM_TYPES = (Float32Type, Float16Type, BFloat16Type)
@@ -213,6 +216,26 @@ def _transposed(value: SSAValue) -> SSAValue | None:
     return op.input
 
 
+def _pretransposed(b: KernelBuilder, source: SSAValue) -> SSAValue | None:
+    """A constant matrix transposed at compile time, as a new constant buffer.
+
+    The microkernel reads a row-major right operand in place when few rows of
+    the left share it, but must pack a transposed one first: for a Gemm with
+    transB on a batch of 8 that packing is two thirds of the time (36 vs 107
+    GFLOP/s). Weights are constants, so the transpose costs nothing at run time.
+    (With at most 4 rows the transposed form is kept: it becomes dot products.)
+    """
+    owner = source.owner
+    t = source.type
+    if not isinstance(owner, core.ConstantOp) or b.module is None:
+        return None
+    if not isinstance(t, TensorType) or len(t.get_shape()) != 2:
+        return None
+    data = np.ascontiguousarray(constant_value(owner.value, b.module).T)
+    attr = constant_attr(data, b.module, "transposed")
+    return b.insert(kernel.ConstantOp(attr, memref_of(attr.type))).results[0]
+
+
 def _matmul_f32(
     b: KernelBuilder, op: core.MatmulOp, lhs: SSAValue, rhs: SSAValue, out: SSAValue
 ) -> None:
@@ -221,7 +244,8 @@ def _matmul_f32(
     Operands that are still the core op's own tensors are looked through: a
     matrix broadcast over the batch is read once (batch 1), and a transposed
     right operand is read in place (`transpose_rhs`), so neither copy is made
-    (`kernel-drop-dead-buffers` removes the unused ones).
+    (`kernel-drop-dead-buffers` removes the unused ones); a transposed constant
+    is transposed at compile time instead.
     """
     ad, bd, cd = b.dims(lhs), b.dims(rhs), b.dims(out)
     batch = b.product(cd[:-2])
@@ -231,9 +255,16 @@ def _matmul_f32(
     if rhs is b.buffer(op.rhs):
         rhs_value = op.rhs
         source = _transposed(rhs_value)
-        if source is not None:
+        rows = _static(m)
+        # At M <= 4 the transposed form is dot products along K, the faster way to stream B.
+        wide = rows is None or rows > 4
+        pretransposed = _pretransposed(b, source) if source is not None and wide else None
+        if pretransposed is not None:
+            b3 = b.view(pretransposed, [1, k, n])
+        elif source is not None:
             rhs_value, transpose = source, True
-        b3 = _shared_matrix(b, rhs_value)
+        if b3 is None:
+            b3 = _shared_matrix(b, rhs_value)
         if b3 is None and transpose:
             b3 = b.view(b.buffer(source), [batch, n, k])  # type: ignore[arg-type]
     rhs_shared = b3 is not None and b.dims(b3)[0] == 1

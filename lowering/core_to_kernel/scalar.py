@@ -176,10 +176,7 @@ def cast(b: KernelBuilder, x: SSAValue, to: Attribute) -> SSAValue:
 
 
 def _float_width(t: Attribute) -> int:
-    from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type
-
-    if isinstance(t, Float16Type | BFloat16Type):
-        return 16
-    if isinstance(t, Float32Type):
-        return 32
-    return 64
+    """The bit width of a float type (the 8/6/4-bit floats report theirs)."""
+    width = getattr(t, "bitwidth", None)
+    assert isinstance(width, int)
+    return width

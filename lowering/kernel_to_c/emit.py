@@ -8,7 +8,11 @@ load is `x[(i0 * 4 + i1)]`.
 
 Scalars of half types (f16, bf16) are computed as `float` and rounded back
 after each op, which is what the IR's f16 arithmetic means; their buffers
-hold `_Float16` and `uint16_t` bits respectively.
+hold `_Float16` and `uint16_t` bits respectively. The 8-, 6- and 4-bit floats
+work the same way, one byte per element, encoded and decoded by the runtime
+header; 2- and 4-bit integers are held one per byte (the low bits, as
+ml_dtypes lays them out), sign-extended on load and wrapped to their width
+after each op.
 
 The ABI (see `HEADER`) is: `<prefix>_init(weights_path)` once, then
 `<prefix>_run(inputs, outputs, arena)` any number of times. Inputs and outputs
@@ -32,6 +36,14 @@ import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float4E2M1FNType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2FNUZType,
+    Float8E5M2Type,
+    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -68,6 +80,30 @@ class CodegenError(RungError):
 
 # ---- types ------------------------------------------------------------------------------------
 
+NARROW_FLOATS: dict[type[Attribute], str] = {
+    Float8E4M3FNType: "f8e4m3fn",
+    Float8E4M3FNUZType: "f8e4m3fnuz",
+    Float8E5M2Type: "f8e5m2",
+    Float8E5M2FNUZType: "f8e5m2fnuz",
+    Float8E8M0FNUType: "f8e8m0",
+    Float6E2M3FNType: "f6e2m3fn",
+    Float6E3M2FNType: "f6e3m2fn",
+    Float4E2M1FNType: "f4e2m1fn",
+}
+"""The floats narrower than 16 bits, by the name of their codec in the runtime header."""
+
+
+def narrow_float(t: Attribute) -> str | None:
+    """The codec name of an 8/6/4-bit float type, or None for any other type."""
+    return NARROW_FLOATS.get(type(t))
+
+
+def sub_byte(t: Attribute) -> int | None:
+    """The width of a 2- or 4-bit integer type (held one per byte), else None."""
+    if isinstance(t, IntegerType) and 1 < t.width.data < 8:
+        return t.width.data
+    return None
+
 
 def storage_type(t: Attribute) -> str:
     """The C type of a buffer element."""
@@ -79,12 +115,16 @@ def storage_type(t: Attribute) -> str:
         return "_Float16"
     if isinstance(t, BFloat16Type):
         return "uint16_t"
+    if narrow_float(t) is not None:
+        return "uint8_t"
     if isinstance(t, IndexType):
         return "int64_t"
     if isinstance(t, IntegerType):
         w = t.width.data
         if w == 1:
             return "bool"
+        if w < 8:
+            w = 8
         if w in (8, 16, 32, 64):
             unsigned = t.signedness.data == Signedness.UNSIGNED
             return f"{'u' if unsigned else ''}int{w}_t"
@@ -92,18 +132,23 @@ def storage_type(t: Attribute) -> str:
 
 
 def scalar_type(t: Attribute) -> str:
-    """The C type of a scalar value (half types compute as float)."""
-    if isinstance(t, Float16Type | BFloat16Type):
+    """The C type of a scalar value (half and narrower floats compute as float)."""
+    if _is_half(t):
         return "float"
     return storage_type(t)
 
 
+def _is_unsigned(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.signedness.data == Signedness.UNSIGNED
+
+
 def _is_half(t: Attribute) -> bool:
-    return isinstance(t, Float16Type | BFloat16Type)
+    """Whether scalars of `t` compute as float and round back (f16, bf16 and narrower)."""
+    return isinstance(t, Float16Type | BFloat16Type) or narrow_float(t) is not None
 
 
 def _is_float(t: Attribute) -> bool:
-    return isinstance(t, Float16Type | BFloat16Type | Float32Type | Float64Type)
+    return isinstance(t, Float32Type | Float64Type) or _is_half(t)
 
 
 def _unsigned_of(t: Attribute) -> str:
@@ -112,15 +157,23 @@ def _unsigned_of(t: Attribute) -> str:
         return "uint64_t"
     assert isinstance(t, IntegerType)
     w = t.width.data
-    return "bool" if w == 1 else f"uint{w}_t"
+    return "bool" if w == 1 else f"uint{max(w, 8)}_t"
 
 
 def _round(t: Attribute, expr: str) -> str:
-    """Round a float expression to the precision of a half type."""
+    """Round a float expression to the precision of a half or narrower type; wrap a 2/4-bit
+    integer to its width."""
     if isinstance(t, Float16Type):
         return f"rung_round_f16({expr})"
     if isinstance(t, BFloat16Type):
         return f"rung_round_bf16({expr})"
+    if (codec := narrow_float(t)) is not None:
+        return f"rung_round_{codec}({expr})"
+    if (width := sub_byte(t)) is not None:
+        assert isinstance(t, IntegerType)
+        if t.signedness.data == Signedness.UNSIGNED:
+            return f"rung_wrap_unsigned((uint64_t)({expr}), {width})"
+        return f"rung_wrap_signed((int64_t)({expr}), {width})"
     return expr
 
 
@@ -312,6 +365,10 @@ class _Emitter:
             return f"(float){ref}"
         if isinstance(buf.element, BFloat16Type):
             return f"rung_bf16_to_f32({ref})"
+        if (codec := narrow_float(buf.element)) is not None:
+            return f"rung_{codec}_to_f32({ref})"
+        if (width := sub_byte(buf.element)) is not None and not _is_unsigned(buf.element):
+            return f"rung_wrap_signed({ref}, {width})"  # stored as the low bits only
         return ref
 
     def store_expr(self, buf: Buffer, value: str) -> str:
@@ -319,6 +376,10 @@ class _Emitter:
             return f"(_Float16){value}"
         if isinstance(buf.element, BFloat16Type):
             return f"rung_f32_to_bf16({value})"
+        if (codec := narrow_float(buf.element)) is not None:
+            return f"rung_f32_to_{codec}({value})"
+        if (width := sub_byte(buf.element)) is not None and not _is_unsigned(buf.element):
+            return f"(int8_t)({value} & {(1 << width) - 1})"  # the layout of ml_dtypes
         return value
 
     # -- functions ---------------------------------------------------------------------------
@@ -668,6 +729,13 @@ class _Emitter:
         """The C expression of an arith/math op, or None if it is not one."""
         if isinstance(op, arith.ConstantOp):
             return ""
+        expr = self._scalar(op)
+        t = op.results[0].type if op.results else None
+        if expr is not None and t is not None and sub_byte(t) is not None:
+            return _round(t, expr)  # 2/4-bit integers compute in a byte, then wrap
+        return expr
+
+    def _scalar(self, op: Operation) -> str | None:
         args = [self.value(v) for v in op.operands]
         t = op.results[0].type if op.results else None
         src = op.operands[0].type if op.operands else None
@@ -737,6 +805,8 @@ class _Emitter:
             "arith.index_cast", "arith.sitofp", "arith.extsi", "arith.trunci",
             "arith.extf", "arith.fptosi", "arith.fptoui", "arith.bitcast",
         ):  # fmt: skip
+            if sub_byte(t) is not None and name in ("arith.fptosi", "arith.fptoui"):
+                return f"(int64_t){args[0]}"  # truncated in range; the caller wraps it
             return _round(t, f"({scalar_type(t)}){args[0]}")
         if name in ("arith.uitofp", "arith.extui"):
             return _round(t, f"({scalar_type(t)})({_unsigned_of(src)}){args[0]}")
@@ -828,6 +898,8 @@ def _array_literal(weight: Weight) -> str:
     t = weight.element
     if isinstance(t, BFloat16Type):
         values = [str(int(v)) for v in flat.view(np.uint16)]
+    elif narrow_float(t) is not None:
+        values = [str(int(v)) for v in flat.view(np.uint8)]
     elif _is_float(t):
         values = [_float_literal(float(v), Float32Type() if _is_half(t) else t) for v in flat]
     elif isinstance(t, IntegerType) and t.width.data == 1:

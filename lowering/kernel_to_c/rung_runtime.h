@@ -64,6 +64,124 @@ static inline RUNG_UNUSED float rung_round_bf16(float x) {
   return rung_bf16_to_f32(rung_f32_to_bf16(x));
 }
 
+/* ---- narrow floats: one per byte in buffers, computed as float ---------------------------
+ *
+ * The 8-, 6- and 4-bit float formats are decoded to float on load and encoded on store,
+ * rounding to nearest even, with the special values each format has (the same results as
+ * ONNX's reference, ml_dtypes). `kind` says what a format does with inf, NaN and overflow:
+ *   RUNG_FP_PLAIN  no inf or NaN (float4e2m1, float6): overflow and inf saturate;
+ *   RUNG_FP_IEEE   inf and NaN (float8e5m2): overflow gives inf;
+ *   RUNG_FP_FN     NaN is S.1111.111, no inf (float8e4m3fn): overflow and inf give NaN;
+ *   RUNG_FP_FNUZ   NaN is the negative zero pattern, no inf, no -0 (the *fnuz formats).
+ * Calls have constant format arguments, so the compiler specializes each one. */
+
+enum { RUNG_FP_PLAIN, RUNG_FP_IEEE, RUNG_FP_FN, RUNG_FP_FNUZ };
+
+static inline RUNG_UNUSED float rung_fp_decode(unsigned bits, int ebits, int mbits, int bias,
+                                               int kind) {
+  const unsigned sbit = 1u << (ebits + mbits), top = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
+  const unsigned field = (bits >> mbits) & top, mant = bits & mmask;
+  const float nan = (bits & sbit) ? -NAN : NAN; /* the sign survives a round trip */
+  if (kind == RUNG_FP_FNUZ && (bits & (2 * sbit - 1)) == sbit) return NAN;
+  if (kind == RUNG_FP_IEEE && field == top) return mant ? nan : ((bits & sbit) ? -INFINITY : INFINITY);
+  if (kind == RUNG_FP_FN && field == top && mant == mmask) return nan;
+  float v = field ? ldexpf((float)(mant | (1u << mbits)), (int)field - bias - mbits)
+                  : ldexpf((float)mant, 1 - bias - mbits);
+  return (bits & sbit) ? -v : v;
+}
+
+static inline RUNG_UNUSED uint8_t rung_fp_encode(float x, int ebits, int mbits, int bias,
+                                                 int kind) {
+  const unsigned sbit = 1u << (ebits + mbits), top = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
+  const unsigned sign = signbit(x) ? sbit : 0u;
+  const unsigned nan = kind == RUNG_FP_FNUZ ? sbit
+                       : kind == RUNG_FP_IEEE ? (sign | (top << mbits) | (1u << (mbits - 1)))
+                       : kind == RUNG_FP_FN   ? (sign | (top << mbits) | mmask)
+                                              : (sign ^ sbit); /* no NaN: what ml_dtypes gives */
+  if (isnan(x)) return (uint8_t)nan;
+  const unsigned max_field = kind == RUNG_FP_IEEE ? top - 1 : top;
+  const unsigned max_mant = kind == RUNG_FP_FN ? mmask - 1 : mmask;
+  const double max = ldexp((double)(max_mant | (1u << mbits)), (int)max_field - bias - mbits);
+  const int emin = 1 - bias;
+  double a = fabs((double)x);
+  if (a > max) {
+    int e;
+    frexp(a, &e);
+    int lead = isinf(a) ? emin : e - 1;
+    double q = ldexp(1.0, lead - mbits);
+    if (isinf(a) || nearbyint(a / q) * q > max) { /* overflow */
+      if (kind == RUNG_FP_PLAIN) return (uint8_t)(sign | (max_field << mbits) | max_mant);
+      if (kind == RUNG_FP_IEEE) return (uint8_t)(sign | (top << mbits));
+      return (uint8_t)nan;
+    }
+    a = max; /* rounds down onto the largest finite value */
+  }
+  if (a == 0) return (uint8_t)(kind == RUNG_FP_FNUZ ? 0u : sign);
+  int e;
+  frexp(a, &e);
+  int lead = e - 1 < emin ? emin : e - 1;
+  double r = nearbyint(ldexp(a, mbits - lead)); /* the significand, rounded half to even */
+  if (r >= (double)(2u << mbits)) { /* rounding carried into the next binade */
+    r /= 2;
+    lead += 1;
+  }
+  if (r == 0) return (uint8_t)(kind == RUNG_FP_FNUZ ? 0u : sign);
+  unsigned field = r >= (double)(1u << mbits) ? (unsigned)(lead + bias) : 0u;
+  return (uint8_t)(sign | (field << mbits) | ((unsigned)r & mmask));
+}
+
+/* float8e8m0: an unsigned power of two, 2^(bits - 127); 0xFF is NaN. Zero, negatives, inf and
+ * NaN encode as NaN; the significand rounds half up; values below 2^-127 become 2^-127,
+ * and float subnormals above 2^-127 become 2^-126. */
+static inline RUNG_UNUSED float rung_e8m0_decode(unsigned bits) {
+  return bits == 0xFFu ? NAN : ldexpf(1.0f, (int)bits - 127);
+}
+
+static inline RUNG_UNUSED uint8_t rung_e8m0_encode(float x) {
+  if (!(x > 0) || isinf(x)) return 0xFFu;
+  if (x < 0x1p-126f) return x > 0x1p-127f ? 1u : 0u; /* float subnormals, as ml_dtypes does */
+  int e;
+  double f = frexp((double)x, &e); /* x = f * 2^e, f in [0.5, 1) */
+  int code = (e - 1) + 127 + (f >= 0.75 ? 1 : 0);
+  return code < 0 ? 0u : code > 254 ? 0xFFu : (uint8_t)code;
+}
+
+#define RUNG_NARROW_FLOAT(name, ebits, mbits, bias, kind)                                        \
+  static inline RUNG_UNUSED float rung_##name##_to_f32(uint8_t bits) {                            \
+    return rung_fp_decode(bits, ebits, mbits, bias, kind);                                       \
+  }                                                                                              \
+  static inline RUNG_UNUSED uint8_t rung_f32_to_##name(float x) {                                 \
+    return rung_fp_encode(x, ebits, mbits, bias, kind);                                          \
+  }                                                                                              \
+  static inline RUNG_UNUSED float rung_round_##name(float x) {                                    \
+    return rung_##name##_to_f32(rung_f32_to_##name(x));                                          \
+  }
+
+RUNG_NARROW_FLOAT(f8e4m3fn, 4, 3, 7, RUNG_FP_FN)
+RUNG_NARROW_FLOAT(f8e4m3fnuz, 4, 3, 8, RUNG_FP_FNUZ)
+RUNG_NARROW_FLOAT(f8e5m2, 5, 2, 15, RUNG_FP_IEEE)
+RUNG_NARROW_FLOAT(f8e5m2fnuz, 5, 2, 16, RUNG_FP_FNUZ)
+RUNG_NARROW_FLOAT(f6e2m3fn, 2, 3, 1, RUNG_FP_PLAIN)
+RUNG_NARROW_FLOAT(f6e3m2fn, 3, 2, 3, RUNG_FP_PLAIN)
+RUNG_NARROW_FLOAT(f4e2m1fn, 2, 1, 1, RUNG_FP_PLAIN)
+
+static inline RUNG_UNUSED float rung_f8e8m0_to_f32(uint8_t bits) { return rung_e8m0_decode(bits); }
+static inline RUNG_UNUSED uint8_t rung_f32_to_f8e8m0(float x) { return rung_e8m0_encode(x); }
+static inline RUNG_UNUSED float rung_round_f8e8m0(float x) {
+  return rung_e8m0_decode(rung_e8m0_encode(x));
+}
+
+/* 2- and 4-bit integers: one per byte. Buffers hold the low bits (ml_dtypes' layout);
+ * values in registers are wrapped to the width, signed ones sign-extended. */
+static inline RUNG_UNUSED int8_t rung_wrap_signed(int64_t v, int bits) {
+  uint64_t m = (uint64_t)1 << bits, u = (uint64_t)v & (m - 1);
+  return (int8_t)(u >= m / 2 ? (int64_t)u - (int64_t)m : (int64_t)u);
+}
+
+static inline RUNG_UNUSED uint8_t rung_wrap_unsigned(uint64_t v, int bits) {
+  return (uint8_t)(v & (((uint64_t)1 << bits) - 1));
+}
+
 /* ---- integer helpers ---------------------------------------------------------------------- */
 
 static inline RUNG_UNUSED int64_t rung_ipow(int64_t base, int64_t exp) {

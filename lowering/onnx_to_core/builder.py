@@ -34,7 +34,7 @@ from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX
 from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
 from rung.dialects.resources import owning_module, store_of
 from rung.errors import RungError
-from rung.runtime.core_eval import numpy_dtype
+from rung.runtime.core_eval import numpy_dtype, saturation_bound
 
 
 class LoweringError(RungError):
@@ -89,17 +89,8 @@ class CoreBuilder:
         array = np.asarray(value)
         if like is not None:
             array = array.astype(numpy_dtype(element_of(like)))
-        element = element_type_of(array.dtype)
-        ttype = tensor(element, array.shape)
-        data = np.ascontiguousarray(array).tobytes()
-        attr: Attribute
-        inline = array.size <= 16 and array.dtype.kind in "biuf"
-        if inline and (array.dtype.kind != "f" or np.isfinite(array).all()):
-            attr = DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
-        else:
-            handle = store_of(self.module).add("cst", data)
-            attr = DenseResourceAttr.from_params(handle, ttype)
-        const = core.ConstantOp.create(properties={"value": attr}, result_types=[ttype])
+        attr = constant_attr(array, self.module)
+        const = core.ConstantOp.create(properties={"value": attr}, result_types=[attr.type])
         return self.insert(const).results[0]
 
     def scalar(self, value: float | int, element: Attribute) -> SSAValue:
@@ -141,7 +132,7 @@ class CoreBuilder:
         if element_of(x.type) == element:
             return x
         result = tensor(element, shape_of_type(x.type) or ())
-        small_float = numpy_dtype(element).name.startswith(("float8", "float6", "float4"))
+        small_float = saturation_bound(numpy_dtype(element)) is not None
         props = {"saturate": int_attr(1)} if saturate and small_float else {}
         op = core.CastOp.create(operands=[x], result_types=[result], properties=props)
         return self.insert(op).results[0]
@@ -390,6 +381,21 @@ def element_of(t: Attribute) -> Attribute:
 
 FOLD_LIMIT = 1 << 16
 """Largest result (in elements) evaluated at compile time to find a constant."""
+
+
+def constant_attr(
+    array: np.ndarray, module: ModuleOp, hint: str = "cst"
+) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
+    """The value of a constant holding `array`: inline when small and printable, else a
+    resource blob of `module` (so that printed IR stays readable and large data is
+    written once)."""
+    ttype = tensor(element_type_of(array.dtype), array.shape)
+    data = np.ascontiguousarray(array).tobytes()
+    inline = array.size <= 16 and array.dtype.kind in "biuf"
+    if inline and (array.dtype.kind != "f" or np.isfinite(array).all()):
+        return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
+    handle = store_of(module).add(hint, data)
+    return DenseResourceAttr.from_params(handle, ttype)
 
 
 def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None:

@@ -184,6 +184,13 @@ MATMUL = [
         {"transB": 1, "alpha": 0.5, "beta": 2.0},
         const=(1, 2),
     ),
+    Case(  # a transposed weight that is an input: read transposed (transpose_rhs), packed
+        "gemm_trans_b_input_rows",
+        "Gemm",
+        [rand(13, 64), rand(70, 64), rand(70)],
+        {"transB": 1},
+        const=(2,),
+    ),
     Case(
         "gemm_trans_a",
         "Gemm",

@@ -1,11 +1,14 @@
 // RUN: %python -c "import numpy as np; np.save('%t.x.npy', np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))"
 // RUN: rung run %s --input x=%t.x.npy | filecheck %s
+// RUN: rung run %s --input x=%t.x.npy --level onnx | filecheck %s
+// RUN: rung run %s --input x=%t.x.npy --level core | filecheck %s
 // RUN: rung run %s --random-inputs --dim N=3 | filecheck %s --check-prefix=RANDOM
 // RUN: rm -f %t.npz
 // RUN: rung run %s --input x=%t.x.npy -o %t.npz | filecheck %s --check-prefix=SAVED
 // RUN: %python -c "import numpy as np; d = np.load('%t.npz'); print(sorted(d), d['y'].tolist())" | filecheck %s --check-prefix=NPZ
 
-// `rung run` evaluates onnx-dialect IR at level onnx and prints each output's
+// `rung run` runs onnx-dialect IR at a level (by default kernel: compiled C;
+// onnx and core are interpreted, with the same answers) and prints each output's
 // name, type, shape, dtype and (truncated) values, or saves them. Inputs come
 // from .npy files, or are generated from the declared types, with symbolic
 // dims set by --dim (other unknown dims are 1).
