@@ -22,7 +22,7 @@ compile, each timed), checked once against onnxruntime on the same seeded
 inputs (rtol 1e-3, atol 1e-4), then timed: rung and onnxruntime alternate in
 short blocks of back-to-back runs (who goes first alternates too), after
 warm-up runs, so that drift of a noisy machine hits both alike. Between blocks
-the process idles briefly and each block starts with one untimed run: both
+the process idles briefly and each block starts with untimed runs: both
 runtimes keep idle worker threads spinning for a while after a parallel run,
 and a spinning thread of one runtime would otherwise take a core from the
 other's timed run. The report gives the median and the interquartile range of
@@ -78,6 +78,10 @@ BLOCK = 5
 PAUSE_S = 0.2
 """Idle time before each block: lets the other runtime's spinning worker threads go to
 sleep, so that they do not steal a core from the runs being timed."""
+REWARM_S = 0.05
+"""Untimed runs at the start of each block, for at least this long (at least one run): after
+an idle pause the first runs are slow (caches, clock, sleeping threads), and for a model of a
+tenth of a millisecond one run does not bring it back."""
 
 Record = dict[str, Any]
 
@@ -336,9 +340,10 @@ def time_in_blocks(
     budget_s: float,
     block: int = BLOCK,
     pause_s: float = PAUSE_S,
+    rewarm_s: float = REWARM_S,
 ) -> dict[str, list[float]]:
     """Per-run seconds of each callable: blocks of `block` runs in turn, the order flipping
-    each round; each block follows a pause and one untimed run.
+    each round; each block follows a pause and untimed runs (REWARM_S).
 
     Stops after `repeat` runs each, or after `budget_s` seconds once MIN_RUNS runs each are
     done.
@@ -353,7 +358,10 @@ def time_in_blocks(
     while True:
         for name in names if rounds % 2 == 0 else reversed(names):
             time.sleep(pause_s)
+            warm_until = time.perf_counter() + rewarm_s
             runs[name]()  # wakes this runtime's threads after the pause
+            while time.perf_counter() < warm_until:
+                runs[name]()
             for _ in range(min(block, repeat - len(samples[name]))):
                 t0 = time.perf_counter()
                 runs[name]()
@@ -567,8 +575,8 @@ def render(
         "",
         "Seeded random weights and inputs, the same for both runtimes. Latency is per run, "
         "through each runtime's Python API; rung and onnxruntime alternate in blocks of up to "
-        f"{BLOCK} back-to-back runs (each block after a {PAUSE_S:g} s pause and one untimed "
-        f"run), after {args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
+        f"{BLOCK} back-to-back runs (each block after a {PAUSE_S:g} s pause and {REWARM_S:g} s "
+        f"of untimed runs, at least one), after {args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
         f"{capped}. onnxruntime: CPU provider, default graph optimizations, "
         "`intra_op_num_threads` = threads, `inter_op_num_threads` = 1, sequential execution; "
         "rung: `<prefix>_set_num_threads(threads)`. Outputs are checked against onnxruntime "

@@ -50,3 +50,22 @@ def test_quick_benchmark_of_the_mlp_writes_a_table_with_a_ratio(tmp_path: Path) 
         "C compile",
     }
     assert mlp["check"]["ok"] and mlp["check"]["max_abs_err"] < 1e-3
+
+
+def test_runtimes_are_timed_in_alternating_blocks() -> None:
+    """Each runtime runs in blocks of back-to-back runs, the first run of each block untimed,
+    who goes first alternating, until both have `repeat` samples."""
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        import run as bench
+    finally:
+        sys.path.remove(str(RUN.parent))
+    calls: list[str] = []
+    runs = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    samples = bench.time_in_blocks(
+        runs, repeat=7, warmup=1, budget_s=60, block=3, pause_s=0, rewarm_s=0
+    )
+    assert [len(v) for v in samples.values()] == [7, 7]
+    # warm-up ab; then blocks of 1 untimed + 3 timed: a b | b a | a b (the last ones short)
+    expected = ["a", "b"] + ["a"] * 4 + ["b"] * 4 + ["b"] * 4 + ["a"] * 4 + ["a"] * 2 + ["b"] * 2
+    assert calls == expected
