@@ -904,6 +904,8 @@ def _array_literal(weight: Weight) -> str:
         values = [_float_literal(float(v), Float32Type() if _is_half(t) else t) for v in flat]
     elif isinstance(t, IntegerType) and t.width.data == 1:
         values = ["true" if v else "false" for v in flat]
+    elif (width := sub_byte(t)) is not None:
+        values = [str(int(v) & ((1 << width) - 1)) for v in flat]  # the low bits, as stored
     else:
         values = [_int_literal(int(v), t) for v in flat]
     lines = []

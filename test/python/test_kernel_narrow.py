@@ -148,3 +148,18 @@ func.func @f(%a0: tensor<16xi4>) -> tensor<16xi4> {
 }"""
     want = (2 * x.astype(np.int64) * x.astype(np.int64)).astype(ml_dtypes.int4)
     assert_same_bytes(run(text, x), want, x.astype(np.float32))
+
+
+def test_sub_byte_and_narrow_constants() -> None:
+    text = """
+func.func @f(%a0: tensor<4xi4>) -> (tensor<4xi4>, tensor<4xf8E4M3FN>) {
+  %c = core.constant() {value = dense<[-8, 7, -1, 3]> : tensor<4xi4>} : () -> tensor<4xi4>
+  %y = core.binary add(%a0, %c) : (tensor<4xi4>, tensor<4xi4>) -> tensor<4xi4>
+  %f = core.constant() {value = dense<[-448.0, 0.5, 3.0, 448.0]> : tensor<4xf8E4M3FN>} : () -> tensor<4xf8E4M3FN>
+  func.return %y, %f : tensor<4xi4>, tensor<4xf8E4M3FN>
+}"""
+    x = np.array([1, -1, 2, 5], np.int8).astype(ml_dtypes.int4)
+    (y, f) = InferenceSession(parse_module(text), level="kernel").run(None, {"input_0": x})
+    want = (x.astype(np.int64) + np.array([-8, 7, -1, 3])).astype(ml_dtypes.int4)
+    assert_same_bytes(y, want, x.astype(np.float32))
+    np.testing.assert_array_equal(f.astype(np.float32), [-448.0, 0.5, 3.0, 448.0])
