@@ -41,7 +41,7 @@ def test_known_failures_are_real_cases() -> None:
 
 
 def test_enough_cases_run_natively() -> None:
-    assert len(kernel_cases()) - len(KNOWN_FAILURES) >= 1400
+    assert len(kernel_cases()) - len(KNOWN_FAILURES) >= 1600
 
 
 @pytest.mark.parametrize("name", params())
