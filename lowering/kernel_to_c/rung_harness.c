@@ -44,6 +44,9 @@ enum { EXIT_USAGE = 2, EXIT_MODEL = 3, EXIT_UNSTABLE = 4 };
 static size_t element_size(int32_t dtype) {
   switch (dtype) {
     case 2: case 3: case 9: return 1;                 /* uint8, int8, bool */
+    case 17: case 18: case 19: case 20: case 23: case 24: case 27: case 28:
+      return 1;                                       /* 8/6/4-bit floats, one per byte */
+    case 21: case 22: case 25: case 26: return 1;     /* (u)int4, (u)int2, one per byte */
     case 4: case 5: case 10: case 16: return 2;       /* (u)int16, float16, bfloat16 */
     case 1: case 6: case 12: return 4;                /* float, int32, uint32 */
     case 7: case 11: case 13: return 8;               /* int64, double, uint64 */
