@@ -64,6 +64,18 @@ ELEMENT_TYPES: tuple[tuple[int, str, Attribute], ...] = (
     (28, "float6e3m2", Float6E3M2FNType()),
 )
 
+NARROW_FLOAT_TYPES: tuple[type[Attribute], ...] = (
+    Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E5M2Type,
+    Float8E5M2FNUZType,
+    Float8E8M0FNUType,
+    Float6E2M3FNType,
+    Float6E3M2FNType,
+    Float4E2M1FNType,
+)
+"""The floats narrower than 16 bits (ml_dtypes' small floats, one byte per element)."""
+
 MLIR_FROM_ONNX: dict[int, Attribute] = {code: t for code, _, t in ELEMENT_TYPES}
 ONNX_FROM_MLIR: dict[Attribute, int] = {t: code for code, _, t in ELEMENT_TYPES}
 NAME_FROM_MLIR: dict[Attribute, str] = {t: name for _, name, t in ELEMENT_TYPES}

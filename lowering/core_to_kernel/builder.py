@@ -28,14 +28,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
-    Float4E2M1FNType,
-    Float6E2M3FNType,
-    Float6E3M2FNType,
-    Float8E4M3FNType,
-    Float8E4M3FNUZType,
-    Float8E5M2FNUZType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -51,25 +43,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rung.dialects import kernel
+from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES
 from rung.errors import RungError
 
 Dim = int | SSAValue
 """A size or index: a number when static, an `index` value when known at run time."""
 
-FLOATS = (
-    Float16Type,
-    BFloat16Type,
-    Float32Type,
-    Float64Type,
-    Float8E4M3FNType,
-    Float8E4M3FNUZType,
-    Float8E5M2Type,
-    Float8E5M2FNUZType,
-    Float8E8M0FNUType,
-    Float6E2M3FNType,
-    Float6E3M2FNType,
-    Float4E2M1FNType,
-)
+FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type, *NARROW_FLOAT_TYPES)
 """Float element types; those narrower than 32 bits compute as f32 in C and round back."""
 INTEGER_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
 

@@ -36,14 +36,6 @@ import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
-    Float4E2M1FNType,
-    Float6E2M3FNType,
-    Float6E3M2FNType,
-    Float8E4M3FNType,
-    Float8E4M3FNUZType,
-    Float8E5M2FNUZType,
-    Float8E5M2Type,
-    Float8E8M0FNUType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -60,7 +52,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from rung.dialects import kernel
-from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
+from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES, ONNX_FROM_MLIR
 from rung.errors import RungError
 from rung.runtime.core_eval import constant_value
 
@@ -80,22 +72,10 @@ class CodegenError(RungError):
 
 # ---- types ------------------------------------------------------------------------------------
 
-NARROW_FLOATS: dict[type[Attribute], str] = {
-    Float8E4M3FNType: "f8e4m3fn",
-    Float8E4M3FNUZType: "f8e4m3fnuz",
-    Float8E5M2Type: "f8e5m2",
-    Float8E5M2FNUZType: "f8e5m2fnuz",
-    Float8E8M0FNUType: "f8e8m0",
-    Float6E2M3FNType: "f6e2m3fn",
-    Float6E3M2FNType: "f6e3m2fn",
-    Float4E2M1FNType: "f4e2m1fn",
-}
-"""The floats narrower than 16 bits, by the name of their codec in the runtime header."""
-
-
 def narrow_float(t: Attribute) -> str | None:
-    """The codec name of an 8/6/4-bit float type, or None for any other type."""
-    return NARROW_FLOATS.get(type(t))
+    """The codec name of an 8/6/4-bit float type in the runtime header (its MLIR spelling,
+    lower case: `f8e4m3fn`), or None for any other type."""
+    return str(t).lower() if isinstance(t, NARROW_FLOAT_TYPES) else None
 
 
 def sub_byte(t: Attribute) -> int | None:

@@ -165,9 +165,9 @@ RUNG_NARROW_FLOAT(f6e2m3fn, 2, 3, 1, RUNG_FP_PLAIN)
 RUNG_NARROW_FLOAT(f6e3m2fn, 3, 2, 3, RUNG_FP_PLAIN)
 RUNG_NARROW_FLOAT(f4e2m1fn, 2, 1, 1, RUNG_FP_PLAIN)
 
-static inline RUNG_UNUSED float rung_f8e8m0_to_f32(uint8_t bits) { return rung_e8m0_decode(bits); }
-static inline RUNG_UNUSED uint8_t rung_f32_to_f8e8m0(float x) { return rung_e8m0_encode(x); }
-static inline RUNG_UNUSED float rung_round_f8e8m0(float x) {
+static inline RUNG_UNUSED float rung_f8e8m0fnu_to_f32(uint8_t bits) { return rung_e8m0_decode(bits); }
+static inline RUNG_UNUSED uint8_t rung_f32_to_f8e8m0fnu(float x) { return rung_e8m0_encode(x); }
+static inline RUNG_UNUSED float rung_round_f8e8m0fnu(float x) {
   return rung_e8m0_decode(rung_e8m0_encode(x));
 }
 
