@@ -78,7 +78,7 @@ def _angle_end(text: str, start: int) -> int | None:
             depth -= 1
             if depth == 0:
                 return i + 1
-        elif c in "\"\n{(":
+        elif c in '"\n{(':
             return None
     return None
 

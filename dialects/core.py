@@ -245,10 +245,37 @@ class ShapeOfOp(CoreOp):
 # ---- elementwise --------------------------------------------------------------------
 
 UNARY_FNS = (
-    "neg", "abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf",
-    "sigmoid", "floor", "ceil", "round", "sign", "not", "bitwise_not",
-    "isnan", "isinf", "isposinf", "isneginf",
+    "neg",
+    "abs",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "sigmoid",
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "not",
+    "bitwise_not",
+    "isnan",
+    "isinf",
+    "isposinf",
+    "isneginf",
 )
 PREDICATE_FNS = ("isnan", "isinf", "isposinf", "isneginf")
 
@@ -283,9 +310,24 @@ class UnaryOp(CoreOp):
 
 
 BINARY_FNS = (
-    "add", "sub", "mul", "div", "rem", "mod", "pow", "max", "min", "atan2",
-    "and", "or", "xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "shift_left", "shift_right",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "rem",
+    "mod",
+    "pow",
+    "max",
+    "min",
+    "atan2",
+    "and",
+    "or",
+    "xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "shift_left",
+    "shift_right",
 )
 
 
@@ -417,8 +459,7 @@ class BroadcastOp(CoreOp):
             )
         if sorted(set(dims)) != list(dims) or any(not 0 <= d < len(out) for d in dims):
             raise VerifyException(
-                f"core.broadcast: dims {list(dims)} must increase within the result rank "
-                f"{len(out)}"
+                f"core.broadcast: dims {list(dims)} must increase within the result rank {len(out)}"
             )
         for i, d in enumerate(dims):
             if ins[i] not in (1, -1) and not _dims_compatible(ins[i], out[d]):
@@ -602,9 +643,7 @@ class PadOp(CoreOp):
         ins, out = _shape(self.input.type), _shape(self.result.type)
         static = self.pad_low is not None and self.pad_high is not None
         if len(self.pads) > 1 or static == bool(self.pads):
-            raise VerifyException(
-                "core.pad: give either pad_low and pad_high, or one pads operand"
-            )
+            raise VerifyException("core.pad: give either pad_low and pad_high, or one pads operand")
         if self.pads:
             pads = _shape(self.pads[0].type)
             if pads is None or len(pads) != 1 or _element(self.pads[0].type) != i64:
@@ -619,9 +658,7 @@ class PadOp(CoreOp):
             raise VerifyException("core.pad: pads need one entry per dim")
         for d, (n, a, b, m) in enumerate(zip(ins, lo, hi, out, strict=True)):
             if n >= 0 and m >= 0 and n + a + b != m:
-                raise VerifyException(
-                    f"core.pad: dim {d}: {n} + {a} + {b} != {m}"
-                )
+                raise VerifyException(f"core.pad: dim {d}: {n} + {a} + {b} != {m}")
 
 
 @irdl_op_definition
@@ -732,9 +769,7 @@ class MatmulOp(CoreOp):
             if not (_dims_compatible(a[d], b[d]) and _dims_compatible(a[d], c[d])):
                 raise VerifyException(f"core.matmul: batch dim {d} differs")
         if not _dims_compatible(a[-1], b[-2]):
-            raise VerifyException(
-                f"core.matmul: contraction sizes differ ({a[-1]} vs {b[-2]})"
-            )
+            raise VerifyException(f"core.matmul: contraction sizes differ ({a[-1]} vs {b[-2]})")
         if not (_dims_compatible(c[-2], a[-2]) and _dims_compatible(c[-1], b[-1])):
             raise VerifyException("core.matmul: result shape does not match M and N")
 
@@ -743,8 +778,7 @@ def _spatial_props_ok(op: IRDLOperation, spatial: int, **props: tuple[int, ...])
     for key, values in props.items():
         if len(values) != spatial:
             raise VerifyException(
-                f"{op.name}: {key} needs {spatial} entries (one per spatial dim), "
-                f"got {len(values)}"
+                f"{op.name}: {key} needs {spatial} entries (one per spatial dim), got {len(values)}"
             )
 
 
@@ -778,8 +812,12 @@ class ConvOp(CoreOp):
             return
         spatial = len(x) - 2
         _spatial_props_ok(
-            self, spatial, strides=_ints(self.strides), dilations=_ints(self.dilations),
-            pad_low=_ints(self.pad_low), pad_high=_ints(self.pad_high),
+            self,
+            spatial,
+            strides=_ints(self.strides),
+            dilations=_ints(self.dilations),
+            pad_low=_ints(self.pad_low),
+            pad_high=_ints(self.pad_high),
         )
         groups = self.groups.value.data
         if x[1] >= 0 and w[1] >= 0 and x[1] != w[1] * groups:

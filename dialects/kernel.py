@@ -91,7 +91,6 @@ the builtin `?` (any negative number from `get_shape()`)."""
 ITERATORS = ("parallel", "reduction")
 
 
-
 def _memref(op: Operation, value: SSAValue, what: str) -> MemRefType:
     if not isinstance(value.type, MemRefType):
         raise VerifyException(f"{op.name}: {what} must be a memref, got {value.type}")
@@ -361,7 +360,9 @@ class SubviewOp(IRDLOperation):
             raise VerifyException(f"kernel.subview: {n} indices for a buffer of rank {len(shape)}")
         for i, v in enumerate(self.indices):
             if not isinstance(v.type, IndexType):
-                raise VerifyException(f"kernel.subview: index {i} has type {v.type}, expected index")
+                raise VerifyException(
+                    f"kernel.subview: index {i} has type {v.type}, expected index"
+                )
         if tuple(out.get_shape()) != tuple(shape[n:]):
             raise VerifyException(
                 f"kernel.subview: the slab of {src} at {n} leading "
@@ -655,9 +656,9 @@ class LoopOp(IRDLOperation):
         printer.print_string(") in (")
         printer.print_list(
             self.bounds(),
-            lambda b: printer.print_string(str(b))
-            if isinstance(b, int)
-            else printer.print_ssa_value(b),
+            lambda b: (
+                printer.print_string(str(b)) if isinstance(b, int) else printer.print_ssa_value(b)
+            ),
         )
         printer.print_string(")")
         if any(s != 1 for s in self.step_sizes):
@@ -690,6 +691,7 @@ class LoopOp(IRDLOperation):
             parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
         )
         parser.parse_keyword("in")
+
         def bound() -> int | SSAValue:
             number = parser.parse_optional_integer()
             if number is not None:
@@ -791,8 +793,10 @@ class MatmulOp(IRDLOperation):
         super().__init__(operands=[lhs, rhs, out], properties=props)
 
     def verify_(self) -> None:
-        types = [_memref(self, v, what) for v, what in
-                 ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.out, "out"))]
+        types = [
+            _memref(self, v, what)
+            for v, what in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.out, "out"))
+        ]
         a, b, c = (t.get_shape() for t in types)
         if not len(a) == len(b) == len(c) == 3:
             raise VerifyException("kernel.matmul: operands must be rank-3 buffers [B, M, K]")

@@ -33,18 +33,20 @@ def build() -> onnx.ModelProto:
         weight("fc.bias", 10),
     ]
     nodes = [
-        helper.make_node("Conv", ["image", "conv1.weight", "conv1.bias"], ["c1"],
-                         name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "Conv", ["image", "conv1.weight", "conv1.bias"], ["c1"], name="conv1", pads=[1, 1, 1, 1]
+        ),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2],
-                         strides=[2, 2]),
-        helper.make_node("Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"],
-                         name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node(
+            "MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2]
+        ),
+        helper.make_node(
+            "Conv", ["p1", "conv2.weight", "conv2.bias"], ["c2"], name="conv2", pads=[1, 1, 1, 1]
+        ),
         helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
         helper.make_node("GlobalAveragePool", ["r2"], ["g"], name="gap"),
         helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
-        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc",
-                         transB=1),
+        helper.make_node("Gemm", ["f", "fc.weight", "fc.bias"], ["logits"], name="fc", transB=1),
         helper.make_node("Softmax", ["logits"], ["probs"], name="softmax", axis=1),
     ]
     graph = helper.make_graph(
@@ -55,7 +57,9 @@ def build() -> onnx.ModelProto:
         initializers,
     )
     model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7,
+        graph,
+        opset_imports=[helper.make_opsetid("", 13)],
+        ir_version=7,
         producer_name="rung-examples",
     )
     onnx.checker.check_model(model, full_check=True)

@@ -57,9 +57,7 @@ class RungBackendRep(BackendRep):
                 f"got {type(inputs).__name__}"
             )
         if len(inputs) > len(self.input_names):
-            raise RungError(
-                f"the model takes {len(self.input_names)} inputs, got {len(inputs)}"
-            )
+            raise RungError(f"the model takes {len(self.input_names)} inputs, got {len(inputs)}")
         # Inputs left out at the end are optional ones (the session reports any that are not).
         return dict(zip(self.input_names, inputs, strict=False))
 

@@ -356,8 +356,10 @@ class CoreInterpreter:
         return fn(
             np.asarray(args[0]).astype(acc),
             np.asarray(args[1]).astype(acc),
-            _ints(op.strides), _ints(op.dilations),  # type: ignore[attr-defined]
-            _ints(op.pad_low), _ints(op.pad_high),  # type: ignore[attr-defined]
+            _ints(op.strides),
+            _ints(op.dilations),  # type: ignore[attr-defined]
+            _ints(op.pad_low),
+            _ints(op.pad_high),  # type: ignore[attr-defined]
             op.groups.value.data,  # type: ignore[attr-defined]
         ).astype(_result_dtype(op.results[0]))
 
@@ -369,8 +371,13 @@ class CoreInterpreter:
         else:
             fill = 0
         windows = _windows(
-            x, _ints(op.window), _ints(op.strides), _ints(op.dilations),
-            _ints(op.pad_low), _ints(op.pad_high), fill,
+            x,
+            _ints(op.window),
+            _ints(op.strides),
+            _ints(op.dilations),
+            _ints(op.pad_low),
+            _ints(op.pad_high),
+            fill,
         )
         axes = tuple(range(-len(_ints(op.window)), 0))
         out = windows.max(axis=axes) if kind == "max" else windows.sum(axis=axes)
@@ -532,9 +539,7 @@ def _windows(
     spatial = len(window)
     widths = [(0, 0)] * (x.ndim - spatial) + list(zip(pad_low, pad_high, strict=True))
     padded = np.pad(x, [(max(a, 0), max(b, 0)) for a, b in widths], constant_values=fill)
-    crop = tuple(
-        slice(max(-a, 0), padded.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(widths)
-    )
+    crop = tuple(slice(max(-a, 0), padded.shape[i] - max(-b, 0)) for i, (a, b) in enumerate(widths))
     padded = padded[crop]
     extent = [(k - 1) * d + 1 for k, d in zip(window, dilations, strict=True)]
     view = np.lib.stride_tricks.sliding_window_view(
@@ -600,14 +605,15 @@ def conv_transpose(
             contrib = np.tensordot(xg[(slice(None), slice(None), *pos)], wg, axes=([1], [0]))
             # contrib: [N, O, k…]
             index = tuple(
-                slice(pos[i] * strides[i], pos[i] * strides[i] + dilations[i] * (kernel[i] - 1) + 1,
-                      dilations[i])
+                slice(
+                    pos[i] * strides[i],
+                    pos[i] * strides[i] + dilations[i] * (kernel[i] - 1) + 1,
+                    dilations[i],
+                )
                 for i in range(spatial)
             )
             out[(slice(None), slice(g * cout, (g + 1) * cout), *index)] += contrib
-    crop = tuple(
-        slice(pad_low[i], full[i] - pad_high[i]) for i in range(spatial)
-    )
+    crop = tuple(slice(pad_low[i], full[i] - pad_high[i]) for i in range(spatial))
     result = out[(slice(None), slice(None), *crop)]
     # Negative pad_high (output padding) extends with zeros.
     extra = [(0, 0), (0, 0)] + [(0, max(-pad_high[i], 0)) for i in range(spatial)]

@@ -57,8 +57,13 @@ if TYPE_CHECKING:
 MAX_RANK = 8
 
 OPT_FLAGS = ("-O3", "-march=native", "-fno-math-errno")
-DEBUG_FLAGS = ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
-               "-fno-sanitize-recover=all")
+DEBUG_FLAGS = (
+    "-O1",
+    "-g",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+)
 
 SANITIZER_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=1",
@@ -141,8 +146,15 @@ def openmp_supported(cc: Sequence[str]) -> bool:
                 )
                 try:
                     proc = subprocess.run(
-                        [*cc, "-fopenmp", "-fPIC", "-shared", str(src), "-o",
-                         str(Path(tmp) / "probe.so")],
+                        [
+                            *cc,
+                            "-fopenmp",
+                            "-fPIC",
+                            "-shared",
+                            str(src),
+                            "-o",
+                            str(Path(tmp) / "probe.so"),
+                        ],
                         capture_output=True,
                         timeout=120,
                     )
@@ -169,9 +181,7 @@ def build_flags(openmp: bool, debug: bool = False, *, shared: bool = True) -> li
 def _run_compiler(cmd: list[str], what: Path) -> None:
     """Run one compiler command in the folder of `what` (file names in `cmd` are relative)."""
     try:
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, timeout=1800, cwd=what.parent
-        )
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=what.parent)
     except FileNotFoundError:
         raise CompileError(f"no C compiler: '{cmd[0]}' was not found (set $CC)") from None
     except PermissionError:
@@ -505,8 +515,10 @@ def run_in_harness(
                 f"the harness of '{program.prefix}' ran longer than {timeout} s"
             ) from None
         report = proc.stderr.strip()
-        if _FINDING.search(report) or proc.returncode < 0 or proc.returncode not in (
-            0, _HARNESS_USAGE, _HARNESS_MODEL_ERROR
+        if (
+            _FINDING.search(report)
+            or proc.returncode < 0
+            or proc.returncode not in (0, _HARNESS_USAGE, _HARNESS_MODEL_ERROR)
         ):
             lines = report.splitlines()
             shown = "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")

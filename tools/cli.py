@@ -1,9 +1,9 @@
 """`rung`: the user-facing command, one subcommand per job.
 
-    rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
-    rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
-    rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
-    rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
+rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
+rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
+rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
+rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 """
 
 from __future__ import annotations
@@ -72,7 +72,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     known = {i.name for i in inputs}
     for name in given:
         if name not in known:
-            raise RungError(f"unknown input '{name}'; the model's inputs are:\n{_list_args(inputs)}")
+            raise RungError(
+                f"unknown input '{name}'; the model's inputs are:\n{_list_args(inputs)}"
+            )
     feed: dict[str, object] = {}
     if args.random_inputs:
         feed.update(random_inputs(inputs, seed=args.seed, dims=dims))
@@ -259,9 +261,7 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
     if args.floor is not None:
         below = [lv for lv in report.levels if report.passed(lv) < args.floor]
         if below:
-            detail = ", ".join(
-                f"level '{lv}' passed {report.passed(lv)}" for lv in below
-            )
+            detail = ", ".join(f"level '{lv}' passed {report.passed(lv)}" for lv in below)
             raise RungError(f"{detail} of {len(report.cases)} cases, below --floor {args.floor}")
     return EXIT_OK
 
@@ -357,9 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     out = p.add_mutually_exclusive_group()
     out.add_argument("-o", "--output", metavar="FILE.npz", help="save the outputs in one .npz")
-    out.add_argument(
-        "--output-dir", metavar="DIR", help="save each output as DIR/<name>.npy"
-    )
+    out.add_argument("--output-dir", metavar="DIR", help="save each output as DIR/<name>.npy")
     p.add_argument(
         "--load-level",
         action="append",

@@ -29,18 +29,52 @@ OUTPUT = Path(__file__).resolve().parent.parent / "dialects" / "onnx" / "generat
 
 # Names a generated field must not take: they belong to IRDLOperation or OnnxOp.
 _RESERVED = {
-    "name", "operands", "results", "regions", "attributes", "properties", "parent",
-    "location", "verify", "verify_", "print", "parse", "build", "create", "clone",
-    "erase", "detach", "traits", "result_types", "operand_types", "successors",
-    "attr", "graph_regions", "onnx_inputs", "onnx_outputs", "onnx_attributes",
-    "SCHEMA", "irdl_options", "body", "get", "walk", "dialect_name", "result", "ops",
+    "name",
+    "operands",
+    "results",
+    "regions",
+    "attributes",
+    "properties",
+    "parent",
+    "location",
+    "verify",
+    "verify_",
+    "print",
+    "parse",
+    "build",
+    "create",
+    "clone",
+    "erase",
+    "detach",
+    "traits",
+    "result_types",
+    "operand_types",
+    "successors",
+    "attr",
+    "graph_regions",
+    "onnx_inputs",
+    "onnx_outputs",
+    "onnx_attributes",
+    "SCHEMA",
+    "irdl_options",
+    "body",
+    "get",
+    "walk",
+    "dialect_name",
+    "result",
+    "ops",
 }
 
 
 # Ops whose results are not a function of their inputs: CSE and DCE must keep them.
 IMPURE_OPS = {
-    "Bernoulli", "Dropout", "Multinomial", "RandomNormal", "RandomNormalLike",
-    "RandomUniform", "RandomUniformLike",
+    "Bernoulli",
+    "Dropout",
+    "Multinomial",
+    "RandomNormal",
+    "RandomNormalLike",
+    "RandomUniform",
+    "RandomUniformLike",
 }
 
 _ARITY = {
@@ -112,9 +146,7 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
     doc = _summary(schema.doc)
     deprecated = " Deprecated in ONNX." if schema.deprecated else ""
     domain = schema.domain or "ai.onnx"
-    wrapped = textwrap.fill(
-        doc, width=92, initial_indent="    ", subsequent_indent="    "
-    ).lstrip()
+    wrapped = textwrap.fill(doc, width=92, initial_indent="    ", subsequent_indent="    ").lstrip()
     lines.append(f'    """{wrapped}')
     lines.append("")
     lines.append(f"    ONNX: {domain} {schema.name}-{schema.since_version}.{deprecated}")
@@ -128,8 +160,11 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
         for p in formals:
             field = _field_name(p.name, taken, suffix)
             arity = _ARITY[p.option]
-            fn = {"SINGLE": f"{kind}_def", "OPTIONAL": f"opt_{kind}_def",
-                  "VARIADIC": f"var_{kind}_def"}[arity]
+            fn = {
+                "SINGLE": f"{kind}_def",
+                "OPTIONAL": f"opt_{kind}_def",
+                "VARIADIC": f"var_{kind}_def",
+            }[arity]
             lines.append(f"    {field} = {fn}()")
             out.append(
                 f"Param({p.name!r}, {field!r}, Arity.{arity}, {p.type_str!r}, "
@@ -148,7 +183,9 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
         kind = attr.type.name
         if kind in ("GRAPH", "GRAPHS"):
             if kind == "GRAPHS" or not attr.required:
-                raise SystemExit(f"{schema.name}: graph attribute '{name}' is not a single required graph")
+                raise SystemExit(
+                    f"{schema.name}: graph attribute '{name}' is not a single required graph"
+                )
             field = _field_name(name, taken, "_graph")
             lines.append(f"    {field} = region_def()")
             regions.append(name)
@@ -178,9 +215,7 @@ def render_op(schema: onnx.defs.OpSchema) -> str:
     elif schema.name not in IMPURE_OPS:
         lines.append("    traits = traits_def(Pure())")
 
-    constraints = {
-        c.type_param_str: tuple(c.allowed_type_strs) for c in schema.type_constraints
-    }
+    constraints = {c.type_param_str: tuple(c.allowed_type_strs) for c in schema.type_constraints}
     lines.append("")
     lines.append("    SCHEMA: ClassVar[OpSchema] = OpSchema(")
     lines.append(f"        domain={schema.domain!r},")
@@ -267,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = args.output.read_text() if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is out of date; run python -m rung.tools.gen_onnx_dialect",
-                  file=sys.stderr)
+            print(
+                f"{args.output} is out of date; run python -m rung.tools.gen_onnx_dialect",
+                file=sys.stderr,
+            )
             return 1
         return 0
     tmp = args.output.with_suffix(".tmp")

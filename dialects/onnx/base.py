@@ -172,9 +172,7 @@ def _param_values(op: IRDLOperation, params: Sequence[Param], values: str) -> li
     return out
 
 
-def group_positions(
-    params: Sequence[Param], present: Sequence[bool], what: str
-) -> list[list[int]]:
+def group_positions(params: Sequence[Param], present: Sequence[bool], what: str) -> list[list[int]]:
     """Map printed positions (ONNX positions) onto the op's parameter groups.
 
     Positions beyond the schema's parameters all go to the last group when it is
@@ -360,8 +358,10 @@ class OnnxOp(IRDLOperation):
             if "." not in name:
                 known = [a.name for a in self.SCHEMA.attributes]
                 close = difflib.get_close_matches(name, known, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else (
-                    f"; allowed: {', '.join(known)}" if known else "; it takes none"
+                hint = (
+                    f"; did you mean '{close[0]}'?"
+                    if close
+                    else (f"; allowed: {', '.join(known)}" if known else "; it takes none")
                 )
                 raise VerifyException(f"{self.name}: unknown attribute '{name}'{hint}")
         for info in self.SCHEMA.attributes:

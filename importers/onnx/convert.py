@@ -228,4 +228,6 @@ def attribute(
         return mlir_type(attr.tp, where)
     if kind == A.TYPE_PROTOS:
         return ArrayAttr([mlir_type(t, where) for t in attr.type_protos])
-    raise RungError(f"{where}: attribute '{attr.name}' has unsupported kind {A.AttributeType.Name(kind)}")
+    raise RungError(
+        f"{where}: attribute '{attr.name}' has unsupported kind {A.AttributeType.Name(kind)}"
+    )

@@ -335,9 +335,7 @@ class GraphImporter:
     def import_subgraph(self, graph: GraphProto, parent: _Scope, label: str) -> Region:
         scope = _Scope(parent)
         self.collect_types(graph, scope)
-        arg_types = [
-            self.value_type(vi.type, f"{label} input '{vi.name}'") for vi in graph.input
-        ]
+        arg_types = [self.value_type(vi.type, f"{label} input '{vi.name}'") for vi in graph.input]
         block = Block(arg_types=arg_types)
         for arg, vi in zip(block.args, graph.input, strict=True):
             arg.name_hint = value_name_hint(vi.name)

@@ -105,12 +105,14 @@ def parse_text(text: str, source: str) -> ModelProto:
         context = next((ln for ln in lines if ln.startswith("Error context:")), "")
         near = context[len("Error context:") :].strip()
         suffix = f" (near '{near}')" if near else ""
-        raise RungError(f"{source}{position}: cannot parse textual ONNX: {detail}{suffix}") from None
+        raise RungError(
+            f"{source}{position}: cannot parse textual ONNX: {detail}{suffix}"
+        ) from None
 
 
-def external_data_path(tensor: TensorProto, base_dir: Path | None, source: str) -> tuple[
-    Path, int, int | None
-]:
+def external_data_path(
+    tensor: TensorProto, base_dir: Path | None, source: str
+) -> tuple[Path, int, int | None]:
     """Where a tensor's external data lives: (file, offset, length).
 
     The file must stay inside the model's folder: absolute paths, `..` and
@@ -120,9 +122,7 @@ def external_data_path(tensor: TensorProto, base_dir: Path | None, source: str) 
     info = {e.key: e.value for e in tensor.external_data}
     location = info.get("location")
     if not location:
-        raise RungError(
-            f"'{source}': tensor '{tensor.name}' has external data without a location"
-        )
+        raise RungError(f"'{source}': tensor '{tensor.name}' has external data without a location")
     if base_dir is None:
         raise RungError(
             f"tensor '{tensor.name}' has external data ('{location}'), but the model was "
@@ -192,9 +192,7 @@ def _without_external_initializers(model: ModelProto) -> ModelProto:
     """
     graph = model.graph
     huge = model.ByteSize() > _PROTOBUF_LIMIT
-    moved = [
-        t for t in graph.initializer if huge or t.data_location == TensorProto.EXTERNAL
-    ]
+    moved = [t for t in graph.initializer if huge or t.data_location == TensorProto.EXTERNAL]
     if not moved:
         return model
     names = {t.name for t in moved}

@@ -132,7 +132,9 @@ class KernelBuilder:
         try:
             return self.buffers[tensor]
         except KeyError:
-            raise KernelLoweringError(f"no buffer for {tensor} (a value of {tensor.type})") from None
+            raise KernelLoweringError(
+                f"no buffer for {tensor} (a value of {tensor.type})"
+            ) from None
 
     def dims(self, buf: SSAValue) -> list[Dim]:
         """The sizes of a buffer: static ints, or `kernel.dim` values (made once each)."""

@@ -56,17 +56,13 @@ def unary(b: KernelBuilder, op: core.UnaryOp) -> list[SSAValue]:
 @lowers(core.BinaryOp)
 def binary(b: KernelBuilder, op: core.BinaryOp) -> list[SSAValue]:
     fn = op.fn.data
-    return _map(
-        b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.binary(fn, x, y)
-    )
+    return _map(b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.binary(fn, x, y))
 
 
 @lowers(core.CompareOp)
 def compare(b: KernelBuilder, op: core.CompareOp) -> list[SSAValue]:
     pred = op.pred.data
-    return _map(
-        b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.compare(pred, x, y)
-    )
+    return _map(b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.compare(pred, x, y))
 
 
 @lowers(core.SelectOp)
@@ -175,7 +171,8 @@ def shape_of(b: KernelBuilder, op: core.ShapeOfOp) -> list[SSAValue]:
     dims = b.dims(x)
     if all(isinstance(d, int) for d in dims):
         value = DenseIntOrFPElementsAttr.from_list(
-            TensorType(i64, [len(dims)]), [int(d) for d in dims]  # type: ignore[arg-type]
+            TensorType(i64, [len(dims)]),
+            [int(d) for d in dims],  # type: ignore[arg-type]
         )
         return [b.insert(kernel.ConstantOp(value, memref_of(op.result.type))).results[0]]
     out = b.alloc(IntegerType(64), [len(dims)])

@@ -211,7 +211,9 @@ def pad(b: KernelBuilder, op: core.PadOp) -> list[SSAValue]:
     fill = scalar_operand(b, op.value) if mode == "constant" else None
     if empty and fill is None and any(padded) and 0 not in out_dims:
         raise KernelLoweringError(f"{mode} padding of an empty dim has no values to copy")
-    last = [b.isub(m, 1) if mode == "edge" and pd else m for m, pd in zip(kept, padded, strict=True)]
+    last = [
+        b.isub(m, 1) if mode == "edge" and pd else m for m, pd in zip(kept, padded, strict=True)
+    ]
     shift: list[Dim] = [0] * rank
     period: list[Dim] = list(kept)
     if mode in ("wrap", "reflect"):

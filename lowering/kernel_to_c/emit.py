@@ -72,6 +72,7 @@ class CodegenError(RungError):
 
 # ---- types ------------------------------------------------------------------------------------
 
+
 def narrow_float(t: Attribute) -> str | None:
     """The codec name of an 8/6/4-bit float type in the runtime header (its MLIR spelling,
     lower case: `f8e4m3fn`), or None for any other type."""
@@ -384,9 +385,13 @@ class _Emitter:
                     self.emit(f"const int64_t {name} = inputs[{i}].shape[{d}];")
                     dims.append(name)
             self.bind_buffer(arg, ptr, dims)
-            inputs.append((_arg_name(func, i, "arg_attrs") or arg.name_hint or f"input{i}",
-                           t.element_type,
-                           [d if d >= 0 else -1 for d in t.get_shape()]))
+            inputs.append(
+                (
+                    _arg_name(func, i, "arg_attrs") or arg.name_hint or f"input{i}",
+                    t.element_type,
+                    [d if d >= 0 else -1 for d in t.get_shape()],
+                )
+            )
         ret = block.last_op
         assert isinstance(ret, ReturnOp)
         self.block(block, skip_last=True)
@@ -405,9 +410,14 @@ class _Emitter:
                 f"outputs[{i}].data = rung_copy_out({buf.ptr}, (size_t)({count}) * "
                 f"sizeof({ctype}));"
             )
-            self.emit(f"if (!outputs[{i}].data) RUNG_FAIL(\"out of memory\");")
-            outputs.append((_arg_name(func, i, "res_attrs") or f"output{i}", t.element_type,
-                            [d if d >= 0 else -1 for d in t.get_shape()]))
+            self.emit(f'if (!outputs[{i}].data) RUNG_FAIL("out of memory");')
+            outputs.append(
+                (
+                    _arg_name(func, i, "res_attrs") or f"output{i}",
+                    t.element_type,
+                    [d if d >= 0 else -1 for d in t.get_shape()],
+                )
+            )
         return Signature(inputs, outputs)
 
     def block(self, block: Block, skip_last: bool = False) -> None:
@@ -443,9 +453,11 @@ class _Emitter:
             self.emit(f"{ctype} *const {ptr} = ({ctype} *)(arena + {op.offset.value.data});")
             return
         count = self.buffers[op.result].count()
-        self.emit(f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, "
-                  f"(size_t)({count}) * sizeof({ctype}));")
-        self.emit(f"if (!{ptr}) RUNG_FAIL(\"out of memory\");")
+        self.emit(
+            f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, "
+            f"(size_t)({count}) * sizeof({ctype}));"
+        )
+        self.emit(f'if (!{ptr}) RUNG_FAIL("out of memory");')
 
     def op_kernel_dealloc(self, op: kernel.DeallocOp) -> None:
         self.emit(f"rung_heap_free(&heap, {self.buffer(op.buffer).ptr});")
@@ -836,7 +848,7 @@ class _Emitter:
         return "true" if pred == "true" else "false"
 
     def _math(self, op: Operation, args: list[str], t: Attribute, f: bool) -> str:
-        name = op.name[len("math."):]
+        name = op.name[len("math.") :]
         libm = {
             "exp": "exp", "log": "log", "sqrt": "sqrt", "sin": "sin", "cos": "cos",
             "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh",
@@ -900,13 +912,13 @@ def _check_inputs(sig: Signature, prefix: str) -> list[str]:
         label = _c_string(f"input {i} ('{name}')")
         out.append(
             f"  if (inputs[{i}].dtype != {ONNX_FROM_MLIR[element]} || inputs[{i}].rank != "
-            f"{len(shape)}) return rung_error({label}, \"has the wrong type or rank\");"
+            f'{len(shape)}) return rung_error({label}, "has the wrong type or rank");'
         )
         for d, size in enumerate(shape):
             if size >= 0:
                 out.append(
                     f"  if (inputs[{i}].shape[{d}] != {size}) return rung_error({label}, "
-                    f"\"dim {d} must be {size}\");"
+                    f'"dim {d} must be {size}");'
                 )
     return out
 
@@ -923,9 +935,11 @@ def generate_c(module: ModuleOp, prefix: str = "model", entry: str | None = None
     func = funcs[0]
     emitter = _Emitter(module, prefix)
     sig = emitter.entry(func)
-    arena = int(func.attributes["kernel.arena_bytes"].value.data) if (
-        "kernel.arena_bytes" in func.attributes
-    ) else 0  # type: ignore[attr-defined]
+    arena = (
+        int(func.attributes["kernel.arena_bytes"].value.data)
+        if ("kernel.arena_bytes" in func.attributes)
+        else 0
+    )  # type: ignore[attr-defined]
 
     weights_bytes = bytearray()
     decls = []
@@ -1017,7 +1031,9 @@ def _header(p: str, sig: Signature, arena: int) -> str:
         lines = []
         for i, (name, element, shape) in enumerate(items):
             dims = "x".join("?" if d < 0 else str(d) for d in shape) or "scalar"
-            lines.append(f" *   [{i}] {name}: {storage_type(element)} [{dims}] (dtype {ONNX_FROM_MLIR[element]})")
+            lines.append(
+                f" *   [{i}] {name}: {storage_type(element)} [{dims}] (dtype {ONNX_FROM_MLIR[element]})"
+            )
         return "\n".join(lines)
 
     guard = f"RUNG_{p.upper()}_H"

@@ -146,7 +146,9 @@ class CoreBuilder:
         if x.type == result and is_static(result):
             return x
         operands = [x] if shape is None or is_static(result) else [x, shape]
-        return self.insert(core.ReshapeOp.create(operands=operands, result_types=[result])).results[0]
+        return self.insert(core.ReshapeOp.create(operands=operands, result_types=[result])).results[
+            0
+        ]
 
     def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
         if list(perm) == list(range(len(perm))):
@@ -272,9 +274,11 @@ class CoreBuilder:
         full = [s < 0 for s in size]
         if all(d >= 0 for d in shape):
             sizes = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
-            if list(start) == [0] * len(shape) and list(stride) == [1] * len(shape) and list(
-                sizes
-            ) == list(shape):
+            if (
+                list(start) == [0] * len(shape)
+                and list(stride) == [1] * len(shape)
+                and list(sizes) == list(shape)
+            ):
                 return x
             new = core.SliceOp.create(
                 operands=[x],
@@ -285,7 +289,9 @@ class CoreBuilder:
         if any(f and st != 1 for f, st in zip(full, stride, strict=True)):
             raise LoweringError("a whole-dim slice must have stride 1")
         rank = len(shape)
-        fixed = self.constant(np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64))
+        fixed = self.constant(
+            np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64)
+        )
         mask = self.constant(np.array([1 if f else 0 for f in full], np.int64))
         sizes_v = self.binary("add", fixed, self.binary("mul", self.shape_of(x), mask))
         result_shape = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]

@@ -231,7 +231,9 @@ def celu(b: CoreBuilder, op: Operation) -> Results:
     # max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
     inner = b.binary("div", x, _scalar(b, alpha, x))  # type: ignore[arg-type]
     neg = b.binary(
-        "mul", b.binary("sub", b.unary("exp", inner), _scalar(b, 1, x)), _scalar(b, alpha, x)  # type: ignore[arg-type]
+        "mul",
+        b.binary("sub", b.unary("exp", inner), _scalar(b, 1, x)),
+        _scalar(b, alpha, x),  # type: ignore[arg-type]
     )
     zero = _scalar(b, 0, x)
     return [b.binary("add", b.binary("max", x, zero), b.binary("min", neg, zero))]
@@ -355,4 +357,3 @@ def constant(b: CoreBuilder, op: Operation) -> Results:
             value = np.asarray(op.attr(key), dtype=dtype)
             return [b.constant(value.astype(numpy_dtype(element_of(out_type))))]
     raise LoweringError("string and sparse constants have no core form")
-

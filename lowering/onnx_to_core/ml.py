@@ -775,9 +775,7 @@ def _aggregate(
     """
     dtype = numpy_dtype(element)
     if how in ("SUM", "AVERAGE"):
-        total = b.reduce(
-            "sum", b.gather(b.constant(forest.weights.astype(dtype)), leaves, 0), [1]
-        )
+        total = b.reduce("sum", b.gather(b.constant(forest.weights.astype(dtype)), leaves, 0), [1])
         if how == "AVERAGE":
             total = b.binary("div", total, b.splat(forest.roots.size, total))
         return total

@@ -39,8 +39,6 @@ from .registry import Results, lowers
 # ---- helpers ------------------------------------------------------------------------------
 
 
-
-
 def _ints_attr(op: OnnxOp, name: str, default: Sequence[int]) -> list[int]:
     value = op.attr(name)
     if value is None:

@@ -67,7 +67,6 @@ class BodyBuilder(CoreBuilder):
 # ---- small helpers ------------------------------------------------------------------------
 
 
-
 def _static(v: SSAValue, what: str) -> tuple[int, ...]:
     if not is_static(v.type):
         raise LoweringError(f"{what} needs a static shape, got {v.type}")

@@ -134,15 +134,20 @@ def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operati
         head = b.slice(in_shape, [0], [n], [1]) if n < rank_in else in_shape
         if n < rank_out:
             pad = b.constant(np.zeros(rank_out - n, np.int64))
-            head = b.insert(core.ConcatOp.create(
-                operands=[head, pad], result_types=[tensor(i64, [rank_out])],
-                properties={"axis": int_attr(0)},
-            )).results[0]
+            head = b.insert(
+                core.ConcatOp.create(
+                    operands=[head, pad],
+                    result_types=[tensor(i64, [rank_out])],
+                    properties={"axis": int_attr(0)},
+                )
+            ).results[0]
         zero = b.constant(np.zeros(rank_out, np.int64))
         target = b.select(b.compare("eq", target, zero), head, target)
     minus = b.constant(np.full(rank_out, -1, np.int64))
     is_free = b.compare("eq", target, minus)
-    known = b.reduce("prod", b.select(is_free, b.constant(np.ones(rank_out, np.int64)), target), [0])
+    known = b.reduce(
+        "prod", b.select(is_free, b.constant(np.ones(rank_out, np.int64)), target), [0]
+    )
     total = b.reduce("prod", in_shape, [0])
     rest = b.broadcast_to(b.binary("div", total, known), tensor(i64, [rank_out]))
     target = b.select(is_free, rest, target)
@@ -163,10 +168,16 @@ def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
             parts.append(b.reshape(b.reduce("prod", piece, [0]), tensor(i64, [1])))
         else:
             parts.append(b.constant(np.ones(1, np.int64)))
-    shape = b.insert(core.ConcatOp.create(
-        operands=parts, result_types=[tensor(i64, [2])], properties={"axis": int_attr(0)},
-    )).results[0]
-    return b.insert(core.ReshapeOp.create(operands=[x, shape], result_types=[_out(op).type])).results[0]
+    shape = b.insert(
+        core.ConcatOp.create(
+            operands=parts,
+            result_types=[tensor(i64, [2])],
+            properties={"axis": int_attr(0)},
+        )
+    ).results[0]
+    return b.insert(
+        core.ReshapeOp.create(operands=[x, shape], result_types=[_out(op).type])
+    ).results[0]
 
 
 @lowers("Flatten", "Squeeze", "Unsqueeze")
@@ -312,8 +323,11 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
     starts, ends = constant_ints(starts_v), constant_ints(ends_v)
     axes = constant_ints(axes_v) if axes_v is not None else None
     steps = constant_ints(steps_v) if steps_v is not None else None
-    if starts is None or ends is None or (axes_v is not None and axes is None) or (
-        steps_v is not None and steps is None
+    if (
+        starts is None
+        or ends is None
+        or (axes_v is not None and axes is None)
+        or (steps_v is not None and steps is None)
     ):
         assert starts_v is not None and ends_v is not None
         return [_runtime_slice(b, op, x, starts_v, ends_v, axes_v, steps_v)]
@@ -403,9 +417,13 @@ def _runtime_slice(
     else:
         # ceil(span / step) for spans and steps of the same sign, else 0.
         span = b.binary("sub", clamp(ends_v), starts)
-        step_less_one = b.binary("sub", steps, b.select(
-            b.compare("lt", steps, b.splat(0, steps)), b.splat(-1, steps), b.splat(1, steps)
-        ))
+        step_less_one = b.binary(
+            "sub",
+            steps,
+            b.select(
+                b.compare("lt", steps, b.splat(0, steps)), b.splat(-1, steps), b.splat(1, steps)
+            ),
+        )
         size = b.binary("div", b.binary("add", span, step_less_one), steps)
         size = b.binary("max", size, b.splat(0, size))
         sizes = spread(size, full_dims)
@@ -600,7 +618,9 @@ def pad(b: CoreBuilder, op: Operation) -> Results:
     in_shape = ranked_shape(x)
     result = out
     if not is_static(out) and all(d >= 0 for d in in_shape):
-        result = tensor(element, [n + lo + hi for n, lo, hi in zip(in_shape, low, high, strict=True)])
+        result = tensor(
+            element, [n + lo + hi for n, lo, hi in zip(in_shape, low, high, strict=True)]
+        )
     new = core.PadOp.create(
         operands=[x, value],
         result_types=[result],

@@ -212,8 +212,14 @@ def test_debug_build_has_a_sanitized_harness(model_file: Path, tmp_path: Path) -
     (tmp_path / "x.bin").write_bytes(x.tobytes())
     (tmp_path / "res").mkdir()
     proc = subprocess.run(
-        [str(result.harness), "-n", "2", "-o", str(tmp_path / "res"),
-         f"1:2x3:{tmp_path / 'x.bin'}"],
+        [
+            str(result.harness),
+            "-n",
+            "2",
+            "-o",
+            str(tmp_path / "res"),
+            f"1:2x3:{tmp_path / 'x.bin'}",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, **native.SANITIZER_ENV},
@@ -301,7 +307,9 @@ def test_op_without_a_kernel_lowering(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_missing_compiler(
-    model_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    model_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CC", "/nonexistent/cc")
@@ -310,7 +318,9 @@ def test_missing_compiler(
 
 
 def test_failing_compiler(
-    model_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    model_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("CC", "false")
@@ -341,13 +351,15 @@ def test_the_real_command(model_file: Path, tmp_path: Path) -> None:
     rung_bin = Path(sys.executable).with_name("rung")
     ok = subprocess.run(
         [str(rung_bin), "compile", str(model_file), "-o", str(tmp_path / "out")],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith("wrote 6 files")
     bad = subprocess.run(
         [str(rung_bin), "compile", str(model_file), "-o", str(tmp_path / "out")],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("rung: error: ")

@@ -162,7 +162,10 @@ def test_a_model_that_does_not_import_is_an_import_error() -> None:
 def run_rung(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rung.tools.cli", *args],
-        capture_output=True, text=True, cwd=cwd, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 
@@ -176,8 +179,18 @@ TWENTY = (
 def test_conformance_subset_writes_markdown_and_json(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     result = run_rung(
-        "conformance", "--level", "onnx", "--filter", TWENTY, "--jobs", "2",
-        "--output", "docs/conformance.md", "--floor", "20", cwd=tmp_path,
+        "conformance",
+        "--level",
+        "onnx",
+        "--filter",
+        TWENTY,
+        "--jobs",
+        "2",
+        "--output",
+        "docs/conformance.md",
+        "--floor",
+        "20",
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert "level onnx: 20/20 passed (100.0%)" in result.stdout
@@ -201,11 +214,32 @@ def test_conformance_subset_writes_markdown_and_json(tmp_path: Path) -> None:
 def test_broken_levels_are_reported_and_do_not_stop_the_run(tmp_path: Path) -> None:
     start = time.monotonic()
     result = run_rung(
-        "conformance", "--load-level", THIS_FILE,
-        "--level", "onnx", "--level", "fake-wrong", "--level", "fake-raise",
-        "--level", "fake-sleep", "--level", "fake-exit", "--level", "fake-unsupported",
-        "--filter", "^test_(abs|relu)$", "--timeout", "2", "--jobs", "2",
-        "--output", "out.md", "--floor", "1", cwd=tmp_path,
+        "conformance",
+        "--load-level",
+        THIS_FILE,
+        "--level",
+        "onnx",
+        "--level",
+        "fake-wrong",
+        "--level",
+        "fake-raise",
+        "--level",
+        "fake-sleep",
+        "--level",
+        "fake-exit",
+        "--level",
+        "fake-unsupported",
+        "--filter",
+        "^test_(abs|relu)$",
+        "--timeout",
+        "2",
+        "--jobs",
+        "2",
+        "--output",
+        "out.md",
+        "--floor",
+        "1",
+        cwd=tmp_path,
     )
     elapsed = time.monotonic() - start
     # --floor 1: the broken levels pass nothing, so the command fails, after reporting.
@@ -220,12 +254,17 @@ def test_broken_levels_are_reported_and_do_not_stop_the_run(tmp_path: Path) -> N
         assert results["fake-wrong"]["category"] == "numeric mismatch"
         assert "max abs error 1" in results["fake-wrong"]["message"]
         assert results["fake-raise"]["category"] == "crash"
-        assert results["fake-raise"]["message"] == "ZeroDivisionError: deliberately broken evaluator"
+        assert (
+            results["fake-raise"]["message"] == "ZeroDivisionError: deliberately broken evaluator"
+        )
         assert results["fake-sleep"] == {
-            "status": "fail", "category": "timeout", "message": "no result within 2 s"
+            "status": "fail",
+            "category": "timeout",
+            "message": "no result within 2 s",
         }
         assert results["fake-exit"] == {
-            "status": "fail", "category": "crash",
+            "status": "fail",
+            "category": "crash",
             "message": "the worker process exited with code 3",
         }
         assert results["fake-unsupported"]["category"] == "unsupported op"

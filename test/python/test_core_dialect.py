@@ -162,8 +162,14 @@ def test_list_type_in_a_signature_round_trips() -> None:
         ),
     ],
     ids=[
-        "element-type", "element-rank", "index", "get-type",
-        "insert", "concat", "stack", "length",
+        "element-type",
+        "element-rank",
+        "index",
+        "get-type",
+        "insert",
+        "concat",
+        "stack",
+        "length",
     ],  # fmt: skip
 )
 def test_list_verifier_rejects(body: str, message: str) -> None:

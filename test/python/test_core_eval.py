@@ -26,8 +26,12 @@ def ort_ref(op_type: str, inputs: list[np.ndarray], **attrs: object) -> np.ndarr
     names = [f"i{k}" for k in range(len(inputs))]
     node = helper.make_node(op_type, names, ["out"], **attrs)
     graph = helper.make_graph(
-        [node], "g",
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape) for n, a in zip(names, inputs, strict=True)],
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape)
+            for n, a in zip(names, inputs, strict=True)
+        ],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
@@ -65,15 +69,30 @@ def arr(values: tuple[int, ...]) -> str:
 
 @pytest.mark.parametrize(
     ("strides", "dilations", "pads", "groups"),
-    [((1, 1), (1, 1), (0, 0, 0, 0), 1), ((2, 1), (1, 2), (1, 0, 2, 1), 1), ((1, 2), (2, 1), (1, 1, 1, 1), 2)],
+    [
+        ((1, 1), (1, 1), (0, 0, 0, 0), 1),
+        ((2, 1), (1, 2), (1, 0, 2, 1), 1),
+        ((1, 2), (2, 1), (1, 1, 1, 1), 2),
+    ],
 )
 def test_conv_matches_onnx(strides, dilations, pads, groups) -> None:
     x = RNG.standard_normal((2, 4, 7, 8)).astype(np.float32)
     w = RNG.standard_normal((6, 4 // groups, 3, 2)).astype(np.float32)
-    expected = onnx_ref("Conv", [x, w], strides=list(strides), dilations=list(dilations),
-                        pads=list(pads), group=groups)
-    text = CONV.replace("{s}", arr(strides)).replace("{d}", arr(dilations)).replace(
-        "{pl}", arr(pads[:2])).replace("{ph}", arr(pads[2:])).replace("{g}", str(groups))
+    expected = onnx_ref(
+        "Conv",
+        [x, w],
+        strides=list(strides),
+        dilations=list(dilations),
+        pads=list(pads),
+        group=groups,
+    )
+    text = (
+        CONV.replace("{s}", arr(strides))
+        .replace("{d}", arr(dilations))
+        .replace("{pl}", arr(pads[:2]))
+        .replace("{ph}", arr(pads[2:]))
+        .replace("{g}", str(groups))
+    )
     got = run_core(text, [x, w], t(expected))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
@@ -94,16 +113,23 @@ def test_conv_transpose_matches_onnx() -> None:
 
 def test_max_and_sum_pool_match_onnx() -> None:
     x = RNG.standard_normal((1, 2, 7, 6)).astype(np.float32)
-    expected = onnx_ref("MaxPool", [x], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1],
-                        dilations=[1, 2])
+    expected = onnx_ref(
+        "MaxPool", [x], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1], dilations=[1, 2]
+    )
     text = (
         "core.pool max({args}) {{window = array<i64: 3, 2>, strides = array<i64: 2, 2>, "
         "dilations = array<i64: 1, 2>, pad_low = array<i64: 1, 0>, pad_high = array<i64: 1, 1>}} "
         ": ({types}) -> {result}"
     )
     np.testing.assert_allclose(run_core(text, [x], t(expected)), expected, rtol=1e-6)
-    avg = onnx_ref("AveragePool", [x], kernel_shape=[2, 2], strides=[1, 2], pads=[1, 1, 0, 0],
-                   count_include_pad=1)
+    avg = onnx_ref(
+        "AveragePool",
+        [x],
+        kernel_shape=[2, 2],
+        strides=[1, 2],
+        pads=[1, 1, 0, 0],
+        count_include_pad=1,
+    )
     text = (
         "core.pool sum({args}) {{window = array<i64: 2, 2>, strides = array<i64: 1, 2>, "
         "dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 0, 0>}} "

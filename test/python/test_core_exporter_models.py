@@ -29,7 +29,9 @@ def ints(name: str, values: list[int]) -> TensorProto:
     return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
 
 
-def model(nodes: list, inputs: list, outputs: list, inits: list, opset: int = 17) -> onnx.ModelProto:
+def model(
+    nodes: list, inputs: list, outputs: list, inits: list, opset: int = 17
+) -> onnx.ModelProto:
     graph = helper.make_graph(nodes, "g", inputs, outputs, inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
     onnx.checker.check_model(m, full_check=True)
@@ -55,8 +57,12 @@ def transformer_block() -> onnx.ModelProto:
         n("MatMul", ["qh", "kh"], ["scores0"]),
         n("Div", ["scores0", "sqrt_d"], ["scores"]),
         n("Shape", ["scores"], ["sshape"]),
-        n("ConstantOfShape", ["sshape"], ["ones"],
-          value=numpy_helper.from_array(np.array([1.0], np.float32))),
+        n(
+            "ConstantOfShape",
+            ["sshape"],
+            ["ones"],
+            value=numpy_helper.from_array(np.array([1.0], np.float32)),
+        ),
         n("Trilu", ["ones"], ["causal"], upper=0),
         n("Equal", ["causal", "zero"], ["masked"]),
         n("Where", ["masked", "neg_inf", "scores"], ["scores_m"]),
@@ -75,9 +81,16 @@ def transformer_block() -> onnx.ModelProto:
         n("Mul", ["g2", "half"], ["y"]),
     ]
     inits = [
-        w("ln_g", d, scale=1.0), w("ln_b", d, scale=0.1), w("wqkv", d, 3 * d), w("wo", d, d),
-        ints("split", [d, d, d]), ints("i0", [0]), ints("i1", [1]), ints("heads", [h]),
-        ints("hd", [d // h]), ints("dd", [d]),
+        w("ln_g", d, scale=1.0),
+        w("ln_b", d, scale=0.1),
+        w("wqkv", d, 3 * d),
+        w("wo", d, d),
+        ints("split", [d, d, d]),
+        ints("i0", [0]),
+        ints("i1", [1]),
+        ints("heads", [h]),
+        ints("hd", [d // h]),
+        ints("dd", [d]),
         numpy_helper.from_array(np.array(np.sqrt(d // h), np.float32), "sqrt_d"),
         numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
         numpy_helper.from_array(np.array(-1e9, np.float32), "neg_inf"),
@@ -86,8 +99,10 @@ def transformer_block() -> onnx.ModelProto:
         numpy_helper.from_array(np.array(0.5, np.float32), "half"),
     ]
     return model(
-        nodes, [helper.make_tensor_value_info("x", F, ["B", 5, d])],
-        [helper.make_tensor_value_info("y", F, ["B", 5, d])], inits,
+        nodes,
+        [helper.make_tensor_value_info("x", F, ["B", 5, d])],
+        [helper.make_tensor_value_info("y", F, ["B", 5, d])],
+        inits,
     )
 
 
@@ -106,14 +121,22 @@ def mobilenet_block() -> onnx.ModelProto:
         n("Gemm", ["flat", "fc", "fcb"], ["y"], transB=1),
     ]
     inits = [
-        w("w1", e, c, 1, 1), w("b1", e, scale=0.1), w("wd", e, 1, 3, 3), w("bd", e, scale=0.1),
-        w("w3", c, e, 1, 1), w("b3", c, scale=0.1), w("fc", 10, c), w("fcb", 10, scale=0.1),
+        w("w1", e, c, 1, 1),
+        w("b1", e, scale=0.1),
+        w("wd", e, 1, 3, 3),
+        w("bd", e, scale=0.1),
+        w("w3", c, e, 1, 1),
+        w("b3", c, scale=0.1),
+        w("fc", 10, c),
+        w("fcb", 10, scale=0.1),
         numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
         numpy_helper.from_array(np.array(6.0, np.float32), "hi"),
     ]
     return model(
-        nodes, [helper.make_tensor_value_info("x", F, ["N", c, 8, 8])],
-        [helper.make_tensor_value_info("y", F, ["N", 10])], inits,
+        nodes,
+        [helper.make_tensor_value_info("x", F, ["N", c, 8, 8])],
+        [helper.make_tensor_value_info("y", F, ["N", 10])],
+        inits,
     )
 
 
@@ -127,14 +150,20 @@ def unet_decoder() -> onnx.ModelProto:
         n("Resize", ["r", "", "scales"], ["y"], mode="nearest"),
     ]
     inits = [
-        w("wt", 8, 4, 2, 2), w("bt", 4, scale=0.1), w("wc", 4, 8, 3, 3), w("bc", 4, scale=0.1),
+        w("wt", 8, 4, 2, 2),
+        w("bt", 4, scale=0.1),
+        w("wc", 4, 8, 3, 3),
+        w("bc", 4, scale=0.1),
         numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales"),
     ]
     return model(
         nodes,
-        [helper.make_tensor_value_info("low", F, ["N", 8, 4, 4]),
-         helper.make_tensor_value_info("skip", F, ["N", 4, 8, 8])],
-        [helper.make_tensor_value_info("y", F, ["N", 4, 16, 16])], inits,
+        [
+            helper.make_tensor_value_info("low", F, ["N", 8, 4, 4]),
+            helper.make_tensor_value_info("skip", F, ["N", 4, 8, 8]),
+        ],
+        [helper.make_tensor_value_info("y", F, ["N", 4, 16, 16])],
+        inits,
     )
 
 
@@ -152,13 +181,21 @@ def recurrent_tagger() -> onnx.ModelProto:
         n("LogSoftmax", ["logits"], ["y"], axis=-1),
     ]
     inits = [
-        w("lw", 2, 4 * hid, d), w("lr", 2, 4 * hid, hid), w("lb", 2, 8 * hid, scale=0.1),
-        w("gw", 1, 3 * hid, 2 * hid), w("gr", 1, 3 * hid, hid), w("gb", 1, 6 * hid, scale=0.1),
-        w("proj", hid, tags), ints("shape1", [seq, batch, 2 * hid]), ints("ax1", [1]),
+        w("lw", 2, 4 * hid, d),
+        w("lr", 2, 4 * hid, hid),
+        w("lb", 2, 8 * hid, scale=0.1),
+        w("gw", 1, 3 * hid, 2 * hid),
+        w("gr", 1, 3 * hid, hid),
+        w("gb", 1, 6 * hid, scale=0.1),
+        w("proj", hid, tags),
+        ints("shape1", [seq, batch, 2 * hid]),
+        ints("ax1", [1]),
     ]
     return model(
-        nodes, [helper.make_tensor_value_info("x", F, [seq, batch, d])],
-        [helper.make_tensor_value_info("y", F, [seq, batch, tags])], inits,
+        nodes,
+        [helper.make_tensor_value_info("x", F, [seq, batch, d])],
+        [helper.make_tensor_value_info("y", F, [seq, batch, tags])],
+        inits,
     )
 
 

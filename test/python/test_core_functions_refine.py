@@ -40,13 +40,21 @@ def model_of(nodes: list, inputs: list, outputs: list, opset: int = 21) -> onnx.
 
 @pytest.mark.parametrize(
     ("pads", "mode"),
-    [([1, 0, 2, 1], "constant"), ([0, -1, 1, 2], "constant"), ([1, 1, 1, 1], "reflect"),
-     ([2, 0, 0, 3], "edge"), ([1, 2, 1, 2], "wrap")],
+    [
+        ([1, 0, 2, 1], "constant"),
+        ([0, -1, 1, 2], "constant"),
+        ([1, 1, 1, 1], "reflect"),
+        ([2, 0, 0, 3], "edge"),
+        ([1, 2, 1, 2], "wrap"),
+    ],
 )
 def test_run_time_pads_match_onnxruntime(pads: list[int], mode: str) -> None:
     model = model_of(
         [helper.make_node("Pad", ["x", "p"], ["y"], mode=mode)],
-        [helper.make_tensor_value_info("x", F, [3, 4]), helper.make_tensor_value_info("p", I64, [4])],
+        [
+            helper.make_tensor_value_info("x", F, [3, 4]),
+            helper.make_tensor_value_info("p", I64, [4]),
+        ],
         [helper.make_tensor_value_info("y", F, ["A", "B"])],
     )
     feeds = {"x": RNG.standard_normal((3, 4)).astype(np.float32), "p": np.array(pads, np.int64)}
@@ -56,9 +64,11 @@ def test_run_time_pads_match_onnxruntime(pads: list[int], mode: str) -> None:
 def test_run_time_pads_on_some_axes_match_onnxruntime() -> None:
     model = model_of(
         [helper.make_node("Pad", ["x", "p", "", "a"], ["y"])],
-        [helper.make_tensor_value_info("x", F, [2, 3, 4]),
-         helper.make_tensor_value_info("p", I64, [4]),
-         helper.make_tensor_value_info("a", I64, [2])],
+        [
+            helper.make_tensor_value_info("x", F, [2, 3, 4]),
+            helper.make_tensor_value_info("p", I64, [4]),
+            helper.make_tensor_value_info("a", I64, [2]),
+        ],
         [helper.make_tensor_value_info("y", F, ["A", "B", "C"])],
     )
     feeds = {
@@ -71,8 +81,12 @@ def test_run_time_pads_on_some_axes_match_onnxruntime() -> None:
 
 @pytest.mark.parametrize(
     ("starts", "ends", "steps"),
-    [([0, 1], [2, 4], [1, 1]), ([-1, 3], [-4, 0], [-1, -2]), ([5, -10], [1, 10], [1, 3]),
-     ([1, 0], [1, 4], [1, 1])],
+    [
+        ([0, 1], [2, 4], [1, 1]),
+        ([-1, 3], [-4, 0], [-1, -2]),
+        ([5, -10], [1, 10], [1, 3]),
+        ([1, 0], [1, 4], [1, 1]),
+    ],
 )
 def test_run_time_slices_match_onnxruntime(
     starts: list[int], ends: list[int], steps: list[int]
@@ -95,7 +109,12 @@ def test_run_time_slices_match_onnxruntime(
 
 @pytest.mark.parametrize(
     ("dtype", "start", "limit", "delta"),
-    [(np.float32, 0.5, 3.7, 0.4), (np.int64, 10, -3, -4), (np.int32, 2, 2, 1), (np.float32, 3, 1, 1)],
+    [
+        (np.float32, 0.5, 3.7, 0.4),
+        (np.int64, 10, -3, -4),
+        (np.int32, 2, 2, 1),
+        (np.float32, 3, 1, 1),
+    ],
 )
 def test_run_time_range_matches_onnxruntime(
     dtype: type, start: float, limit: float, delta: float
@@ -115,7 +134,10 @@ def test_run_time_range_matches_onnxruntime(
 def test_rms_normalization_through_its_function_body_matches_onnxruntime() -> None:
     model = model_of(
         [helper.make_node("RMSNormalization", ["x", "s"], ["y"], axis=-1, epsilon=1e-3)],
-        [helper.make_tensor_value_info("x", F, [2, 3, 8]), helper.make_tensor_value_info("s", F, [8])],
+        [
+            helper.make_tensor_value_info("x", F, [2, 3, 8]),
+            helper.make_tensor_value_info("s", F, [8]),
+        ],
         [helper.make_tensor_value_info("y", F, [2, 3, 8])],
         opset=23,
     )
@@ -123,17 +145,30 @@ def test_rms_normalization_through_its_function_body_matches_onnxruntime() -> No
         "x": RNG.standard_normal((2, 3, 8)).astype(np.float32),
         "s": RNG.standard_normal(8).astype(np.float32),
     }
-    np.testing.assert_allclose(core_run(model, feeds)[0], ort_run(model, feeds)[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        core_run(model, feeds)[0], ort_run(model, feeds)[0], rtol=1e-5, atol=1e-6
+    )
 
 
 def test_softmax_cross_entropy_through_its_function_body_matches_onnxruntime() -> None:
     model = model_of(
-        [helper.make_node(
-            "SoftmaxCrossEntropyLoss", ["x", "t"], ["loss", "logp"], reduction="mean",
-            ignore_index=1,
-        )],
-        [helper.make_tensor_value_info("x", F, [4, 5, 2]), helper.make_tensor_value_info("t", I64, [4, 2])],
-        [helper.make_tensor_value_info("loss", F, []), helper.make_tensor_value_info("logp", F, [4, 5, 2])],
+        [
+            helper.make_node(
+                "SoftmaxCrossEntropyLoss",
+                ["x", "t"],
+                ["loss", "logp"],
+                reduction="mean",
+                ignore_index=1,
+            )
+        ],
+        [
+            helper.make_tensor_value_info("x", F, [4, 5, 2]),
+            helper.make_tensor_value_info("t", I64, [4, 2]),
+        ],
+        [
+            helper.make_tensor_value_info("loss", F, []),
+            helper.make_tensor_value_info("logp", F, [4, 5, 2]),
+        ],
     )
     feeds = {
         "x": RNG.standard_normal((4, 5, 2)).astype(np.float32),
@@ -154,7 +189,9 @@ def test_refined_types_match_onnxruntime() -> None:
 
 
 def run_function(module: ModuleOp, name: str, args: list[np.ndarray]) -> list[object]:
-    func = next(op for op in module.body.block.ops if isinstance(op, FuncOp) and op.sym_name.data == name)
+    func = next(
+        op for op in module.body.block.ops if isinstance(op, FuncOp) and op.sym_name.data == name
+    )
     return CoreInterpreter(module).run(func, args)
 
 
@@ -175,13 +212,17 @@ def test_folding_keeps_every_function_s_results() -> None:
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize(("x_shape", "target"), [((3, 1), [2, 3, 4]), ((2, 1, 4), [3, 1]), ((1,), [1])])
+@pytest.mark.parametrize(
+    ("x_shape", "target"), [((3, 1), [2, 3, 4]), ((2, 1, 4), [3, 1]), ((1,), [1])]
+)
 def test_run_time_expand_matches_onnxruntime(x_shape: tuple, target: list[int]) -> None:
     rank = max(len(x_shape), len(target))
     model = model_of(
         [helper.make_node("Expand", ["x", "s"], ["y"])],
-        [helper.make_tensor_value_info("x", F, list(x_shape)),
-         helper.make_tensor_value_info("s", I64, [len(target)])],
+        [
+            helper.make_tensor_value_info("x", F, list(x_shape)),
+            helper.make_tensor_value_info("s", I64, [len(target)]),
+        ],
         [helper.make_tensor_value_info("y", F, [f"d{i}" for i in range(rank)])],
     )
     feeds = {"x": RNG.standard_normal(x_shape).astype(np.float32), "s": np.array(target, np.int64)}

@@ -27,9 +27,18 @@ def test_example_model_is_generated_by_its_script() -> None:
 def test_readme_main_command(tmp_path: Path) -> None:
     out = tmp_path / "tiny_cnn.mlir"
     result = subprocess.run(
-        [sys.executable, "-m", "rung.tools.cli", "import", str(EXAMPLES / "tiny_cnn.onnx"),
-         "-o", str(out)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "rung.tools.cli",
+            "import",
+            str(EXAMPLES / "tiny_cnn.onnx"),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     text = out.read_text()
@@ -55,15 +64,26 @@ def test_readme_plugin_example_works(tmp_path: Path) -> None:
     )
     before = subprocess.run(
         [sys.executable, "-m", "rung.tools.opt", str(model)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert before.returncode == 0, before.stderr
     assert '"com.example" "Frob"' in before.stdout
     for flags in (["-p", "drop-frob"], ["--my-cleanup"]):
         result = subprocess.run(
-            [sys.executable, "-m", "rung.tools.opt", "--load-plugin",
-             str(tmp_path / "my_patterns.py"), str(model), *flags],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "rung.tools.opt",
+                "--load-plugin",
+                str(tmp_path / "my_patterns.py"),
+                str(model),
+                *flags,
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         assert result.returncode == 0, result.stderr
         assert "Frob" not in result.stdout

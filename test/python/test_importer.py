@@ -101,7 +101,9 @@ def test_symbolic_dims_are_dynamic_and_named() -> None:
 
 
 def test_opsets_are_recorded() -> None:
-    module = import_model(make_model(relu_model().graph.node, [vi("x", [2])], [vi("y", [2])], opset=13))
+    module = import_model(
+        make_model(relu_model().graph.node, [vi("x", [2])], [vi("y", [2])], opset=13)
+    )
     text = print_module(module)
     assert "onnx.original_opset_import = {ai.onnx = 13 : i64}" in text
     assert f"onnx.opset_import = {{ai.onnx = {onnx.defs.onnx_opset_version()} : i64}}" in text
@@ -123,7 +125,11 @@ def test_unknown_domains_become_custom_ops() -> None:
 
 def test_model_local_functions_are_inlined() -> None:
     fn = helper.make_function(
-        "local", "Twice", ["a"], ["b"], [helper.make_node("Add", ["a", "a"], ["b"])],
+        "local",
+        "Twice",
+        ["a"],
+        ["b"],
+        [helper.make_node("Add", ["a", "a"], ["b"])],
         [helper.make_opsetid("", 21)],
     )
     model = make_model(
@@ -138,12 +144,8 @@ def test_model_local_functions_are_inlined() -> None:
 
 
 def test_subgraphs_become_regions_that_see_outer_values() -> None:
-    then_g = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["t"])], "then", [], [vi("t", [2])]
-    )
-    else_g = helper.make_graph(
-        [helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", [2])]
-    )
+    then_g = helper.make_graph([helper.make_node("Relu", ["x"], ["t"])], "then", [], [vi("t", [2])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [], [vi("e", [2])])
     model = make_model(
         [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
         [vi("c", [], TensorProto.BOOL), vi("x", [2])],
@@ -186,13 +188,17 @@ def test_empty_file(tmp_path: Path) -> None:
 
 def test_text_syntax_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.onnxtxt"
-    bad.write_text("<ir_version: 8, opset_import: [\"\" : 21]>\ng (float[2] x) => (float[2] y) {\n y = Relu(x\n}")
+    bad.write_text(
+        '<ir_version: 8, opset_import: ["" : 21]>\ng (float[2] x) => (float[2] y) {\n y = Relu(x\n}'
+    )
     with pytest.raises(RungError, match="cannot parse textual ONNX"):
         import_model(bad)
 
 
 def test_unknown_op_in_default_domain() -> None:
-    model = make_model([helper.make_node("Frobnicate", ["x"], ["y"], name="f1")], [vi("x", [2])], [vi("y", [2])])
+    model = make_model(
+        [helper.make_node("Frobnicate", ["x"], ["y"], name="f1")], [vi("x", [2])], [vi("y", [2])]
+    )
     with pytest.raises(RungError, match="Frobnicate"):
         import_model(model)
 
@@ -267,7 +273,10 @@ def test_external_data_past_end_of_file(tmp_path: Path) -> None:
 def run_rung(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rung.tools.cli", *args],
-        capture_output=True, text=True, cwd=cwd, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 

@@ -15,7 +15,9 @@ import pytest
 from rung.dialects import parse_module
 from rung.runtime import InferenceSession
 
-FLOATS = np.array([-np.inf, -3.5, -2.5, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.5, 2.5, 3.0, np.inf, np.nan])
+FLOATS = np.array(
+    [-np.inf, -3.5, -2.5, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 1.5, 2.5, 3.0, np.inf, np.nan]
+)
 UNIT = np.array([-0.99, -0.5, -0.1, 0.0, 0.3, 0.75, 0.99])
 INTS = np.array([-7, -3, -1, 0, 1, 2, 5, 9])
 
@@ -53,8 +55,20 @@ func.func @f(%a0: tensor<{n}x{t}>) -> tensor<{n}x{out}> {{
 
 
 EXACT_UNARY = ["neg", "abs", "floor", "ceil", "round", "sign", "sqrt", "reciprocal", "rsqrt"]
-TRANSCENDENTAL = ["exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asinh", "erf",
-                  "sigmoid", "atan"]
+TRANSCENDENTAL = [
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "erf",
+    "sigmoid",
+    "atan",
+]
 UNIT_RANGE = ["asin", "acos", "atanh"]
 
 
@@ -105,27 +119,42 @@ def pairs(values: np.ndarray, nonzero_rhs: bool = False) -> tuple[np.ndarray, np
 
 
 @pytest.mark.parametrize("t", ["f32", "f64"])
-@pytest.mark.parametrize("fn", ["add", "sub", "mul", "div", "max", "min", "rem", "mod", "pow",
-                                "atan2"])
+@pytest.mark.parametrize(
+    "fn", ["add", "sub", "mul", "div", "max", "min", "rem", "mod", "pow", "atan2"]
+)
 def test_float_binary(fn: str, t: str) -> None:
     a, b = pairs(FLOATS.astype(TYPES[t]))
     check(*run_both(binary_module(fn, t, a.size), a, b), ulps=4 if fn in ("pow", "atan2") else 0)
 
 
 @pytest.mark.parametrize("t", ["i8", "i16", "i32", "i64"])
-@pytest.mark.parametrize("fn", ["add", "sub", "mul", "div", "rem", "mod", "max", "min",
-                                "bitwise_and", "bitwise_or", "bitwise_xor"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "rem",
+        "mod",
+        "max",
+        "min",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+    ],
+)
 def test_signed_binary(fn: str, t: str) -> None:
     a, b = pairs(INTS.astype(TYPES[t]), nonzero_rhs=fn in ("div", "rem", "mod"))
     check(*run_both(binary_module(fn, t, a.size), a, b))
 
 
 @pytest.mark.parametrize("t", ["ui8", "ui16", "ui32", "ui64"])
-@pytest.mark.parametrize("fn", ["add", "sub", "mul", "div", "mod", "max", "min",
-                                "shift_left", "shift_right"])
+@pytest.mark.parametrize(
+    "fn", ["add", "sub", "mul", "div", "mod", "max", "min", "shift_left", "shift_right"]
+)
 def test_unsigned_binary(fn: str, t: str) -> None:
-    a, b = pairs(np.array([0, 1, 2, 3, 7, 200]).astype(TYPES[t]),
-                 nonzero_rhs=fn in ("div", "mod"))
+    a, b = pairs(np.array([0, 1, 2, 3, 7, 200]).astype(TYPES[t]), nonzero_rhs=fn in ("div", "mod"))
     if fn.startswith("shift"):
         b = b % 8
     check(*run_both(binary_module(fn, t, a.size), a, b))

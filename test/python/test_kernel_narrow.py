@@ -26,7 +26,12 @@ FLOAT_TYPES = {
     "f6E3M2FN": ml_dtypes.float6_e3m2fn,
     "f4E2M1FN": ml_dtypes.float4_e2m1fn,
 }
-INT_TYPES = {"i4": ml_dtypes.int4, "ui4": ml_dtypes.uint4, "i2": ml_dtypes.int2, "ui2": ml_dtypes.uint2}
+INT_TYPES = {
+    "i4": ml_dtypes.int4,
+    "ui4": ml_dtypes.uint4,
+    "i2": ml_dtypes.int2,
+    "ui2": ml_dtypes.uint2,
+}
 BITS = {"f6E2M3FN": 6, "f6E3M2FN": 6, "f4E2M1FN": 4}
 
 
@@ -129,13 +134,22 @@ func.func @f(%a0: tensor<400xf8E4M3FN>) -> tensor<400xf8E4M3FN> {
 @pytest.mark.parametrize("name", INT_TYPES)
 def test_sub_byte_integers_truncate_and_wrap(name: str) -> None:
     dtype = INT_TYPES[name]
-    floats = np.array([-9.6, -8.5, -7.5, -2.5, -1.5, -0.7, 0.0, 0.5, 1.5, 2.5, 3.9, 7.5, 8.4, 17.0, 100.0], np.float32)
-    assert_same_bytes(run(cast_module("f32", name, floats.size), floats), floats.astype(dtype), floats)
+    floats = np.array(
+        [-9.6, -8.5, -7.5, -2.5, -1.5, -0.7, 0.0, 0.5, 1.5, 2.5, 3.9, 7.5, 8.4, 17.0, 100.0],
+        np.float32,
+    )
+    assert_same_bytes(
+        run(cast_module("f32", name, floats.size), floats), floats.astype(dtype), floats
+    )
     ints = np.arange(-40, 40, dtype=np.int32)
     assert_same_bytes(run(cast_module("i32", name, ints.size), ints), ints.astype(dtype), ints)
     codes = np.arange(1 << (4 if "4" in name else 2), dtype=np.uint8).view(dtype)
-    np.testing.assert_array_equal(run(cast_module(name, "i32", codes.size), codes), codes.astype(np.int32))
-    np.testing.assert_array_equal(run(cast_module(name, "f32", codes.size), codes), codes.astype(np.float32))
+    np.testing.assert_array_equal(
+        run(cast_module(name, "i32", codes.size), codes), codes.astype(np.int32)
+    )
+    np.testing.assert_array_equal(
+        run(cast_module(name, "f32", codes.size), codes), codes.astype(np.float32)
+    )
 
 
 def test_sub_byte_arithmetic_wraps() -> None:

@@ -44,9 +44,9 @@ def run_core(body: str, inputs: list[np.ndarray], arg_types: list[str], result_t
     expected = evaluate(parse_module(text), inputs)[0]
     module = parse_module(text)
     default_registry().build(KERNEL).apply(context(), module)
-    got = InferenceSession(module, level="kernel").run(None, {
-        f"input_{k}": a for k, a in enumerate(inputs)
-    })[0]
+    got = InferenceSession(module, level="kernel").run(
+        None, {f"input_{k}": a for k, a in enumerate(inputs)}
+    )[0]
     return got, np.asarray(expected), module
 
 
@@ -73,7 +73,9 @@ def test_transpose_static() -> None:
     check_core(
         "core.transpose(%a0) {perm = array<i64: 2, 0, 1>} : "
         "(tensor<2x3x4xf32>) -> tensor<4x2x3xf32>",
-        [x], static(x), "tensor<4x2x3xf32>",
+        [x],
+        static(x),
+        "tensor<4x2x3xf32>",
     )
 
 
@@ -82,7 +84,9 @@ def test_transpose_dynamic_dims() -> None:
     check_core(
         "core.transpose(%a0) {perm = array<i64: 1, 2, 0>} : "
         "(tensor<?x3x?xf32>) -> tensor<3x?x?xf32>",
-        [x], ["tensor<?x3x?xf32>"], "tensor<3x?x?xf32>",
+        [x],
+        ["tensor<?x3x?xf32>"],
+        "tensor<3x?x?xf32>",
     )
 
 
@@ -91,7 +95,9 @@ def test_transpose_of_unit_dims_is_a_view() -> None:
     module = check_core(
         "core.transpose(%a0) {perm = array<i64: 1, 0, 2>} : "
         "(tensor<3x1x4xf32>) -> tensor<1x3x4xf32>",
-        [x], static(x), "tensor<1x3x4xf32>",
+        [x],
+        static(x),
+        "tensor<1x3x4xf32>",
     )
     text = print_module(module)
     assert "kernel.view" in text and "kernel.loop" not in text
@@ -105,7 +111,9 @@ def test_slice_static_negative_stride() -> None:
     check_core(
         "core.slice(%a0) {start = array<i64: 4, 1>, stride = array<i64: -2, 2>} : "
         "(tensor<5x6xf32>) -> tensor<3x3xf32>",
-        [x], static(x), "tensor<3x3xf32>",
+        [x],
+        static(x),
+        "tensor<3x3xf32>",
     )
 
 
@@ -119,7 +127,9 @@ def test_slice_dynamic_form(start: list[int], size: list[int], stride: list[int]
     check_core(
         "core.slice(%a0, %a1, %a2, %a3) : "
         "(tensor<?x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?xf32>",
-        [x, *vec], ["tensor<?x6xf32>"] + ["tensor<2xi64>"] * 3, "tensor<?x?xf32>",
+        [x, *vec],
+        ["tensor<?x6xf32>"] + ["tensor<2xi64>"] * 3,
+        "tensor<?x?xf32>",
     )
 
 
@@ -131,7 +141,9 @@ def test_concat_static() -> None:
     check_core(
         "core.concat(%a0, %a1, %a2) {axis = 1 : i64} : "
         "(tensor<2x1x3xf32>, tensor<2x4x3xf32>, tensor<2x2x3xf32>) -> tensor<2x7x3xf32>",
-        [a, b, c], static(a, b, c), "tensor<2x7x3xf32>",
+        [a, b, c],
+        static(a, b, c),
+        "tensor<2x7x3xf32>",
     )
 
 
@@ -146,7 +158,9 @@ def test_concat_dynamic_dims(types: list[str], result: str) -> None:
     a, b = f32(3, 2), f32(3, 5)
     check_core(
         f"core.concat(%a0, %a1) {{axis = 1 : i64}} : ({types[0]}, {types[1]}) -> {result}",
-        [a, b], types, result,
+        [a, b],
+        types,
+        result,
     )
 
 
@@ -173,7 +187,9 @@ def test_pad_static(mode: str, low: list[int], high: list[int]) -> None:
         f"core.pad {mode}(%a0, %v) {{pad_low = array<i64: {low[0]}, {low[1]}>, "
         f"pad_high = array<i64: {high[0]}, {high[1]}>}} : (tensor<?x3xf32>, tensor<f32>) "
         f"-> tensor<?x{width}xf32>",
-        [x, v], ["tensor<?x3xf32>", "tensor<1xf32>"], f"tensor<?x{width}xf32>",
+        [x, v],
+        ["tensor<?x3xf32>", "tensor<1xf32>"],
+        f"tensor<?x{width}xf32>",
     )
 
 
@@ -185,7 +201,9 @@ def test_pad_dynamic_pads(mode: str) -> None:
     check_core(
         f"core.pad {mode}(%a0, %a1, %a2) : (tensor<4x?xf32>, tensor<f32>, tensor<4xi64>) "
         "-> tensor<?x?xf32>",
-        [x, v, pads], ["tensor<4x?xf32>", "tensor<f32>", "tensor<4xi64>"], "tensor<?x?xf32>",
+        [x, v, pads],
+        ["tensor<4x?xf32>", "tensor<f32>", "tensor<4xi64>"],
+        "tensor<?x?xf32>",
     )
 
 
@@ -195,7 +213,9 @@ def test_pad_single_element_reflect() -> None:
         "%v = core.constant() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>\n"
         "core.pad reflect(%a0, %v) {pad_low = array<i64: 2, 0>, pad_high = array<i64: 1, 0>} "
         ": (tensor<1x3xf32>, tensor<f32>) -> tensor<4x3xf32>",
-        [x], ["tensor<1x3xf32>"], "tensor<4x3xf32>",
+        [x],
+        ["tensor<1x3xf32>"],
+        "tensor<4x3xf32>",
     )
 
 
@@ -205,7 +225,9 @@ def test_pad_constant_integer_fill() -> None:
         "%v = core.constant() {value = dense<7> : tensor<i32>} : () -> tensor<i32>\n"
         "core.pad constant(%a0, %v) {pad_low = array<i64: 1, 0>, pad_high = array<i64: 0, 2>} "
         ": (tensor<2x3xi32>, tensor<i32>) -> tensor<3x5xi32>",
-        [x], ["tensor<2x3xi32>"], "tensor<3x5xi32>",
+        [x],
+        ["tensor<2x3xi32>"],
+        "tensor<3x5xi32>",
     )
     assert "arith.constant 7 : i32" in print_module(module)  # a literal, not a load
 
@@ -222,7 +244,9 @@ def test_gather(axis: int) -> None:
     check_core(
         f"core.gather(%a0, %a1) {{axis = {axis} : i64}} : "
         f"(tensor<3x4x5xf32>, tensor<2x3xi64>) -> {result}",
-        [x, idx], static(x, idx), result,
+        [x, idx],
+        static(x, idx),
+        result,
     )
 
 
@@ -232,7 +256,9 @@ def test_gather_scalar_index_dynamic_dims() -> None:
     check_core(
         "%i = core.reshape(%a1) : (tensor<1xi32>) -> tensor<i32>\n"
         "core.gather(%a0, %i) {axis = 0 : i64} : (tensor<?x?xf32>, tensor<i32>) -> tensor<?xf32>",
-        [x, idx], ["tensor<?x?xf32>", "tensor<1xi32>"], "tensor<?xf32>",
+        [x, idx],
+        ["tensor<?x?xf32>", "tensor<1xi32>"],
+        "tensor<?xf32>",
     )
 
 
@@ -243,9 +269,10 @@ def test_gather_elements(axis: int) -> None:
     idx = RNG.integers(0, x.shape[axis], shape).astype(np.int64)
     it = ttype(shape, np.int64)
     check_core(
-        f"core.gather_elements(%a0, %a1) {{axis = {axis} : i64}} : "
-        f"(tensor<3x4xi64>, {it}) -> {it}",
-        [x, idx], static(x, idx), it,
+        f"core.gather_elements(%a0, %a1) {{axis = {axis} : i64}} : (tensor<3x4xi64>, {it}) -> {it}",
+        [x, idx],
+        static(x, idx),
+        it,
     )
 
 
@@ -268,7 +295,9 @@ def test_gather_nd(batch: int, x_shape: tuple, idx_shape: tuple, out_shape: tupl
     check_core(
         f"core.gather_nd(%a0, %a1) {{batch_dims = {batch} : i64}} : "
         f"({ttype(x_shape, np.float32)}, {ttype(idx_shape, np.int64)}) -> {result}",
-        [x, idx], static(x, idx), result,
+        [x, idx],
+        static(x, idx),
+        result,
     )
 
 
@@ -278,7 +307,9 @@ def test_gather_nd_dynamic_dims() -> None:
     check_core(
         "core.gather_nd(%a0, %a1) {batch_dims = 0 : i64} : "
         "(tensor<?x3x?xf32>, tensor<?x2xi64>) -> tensor<?x?xf32>",
-        [x, idx], ["tensor<?x3x?xf32>", "tensor<?x2xi64>"], "tensor<?x?xf32>",
+        [x, idx],
+        ["tensor<?x3x?xf32>", "tensor<?x2xi64>"],
+        "tensor<?x?xf32>",
     )
 
 
@@ -299,7 +330,9 @@ def test_scatter_elements(reduction: str, axis: int) -> None:
     check_core(
         f"core.scatter_elements {reduction}(%a0, %a1, %a2) {{axis = {axis} : i64}} : "
         f"(tensor<3x4xf32>, {it}, {ut}) -> tensor<3x4xf32>",
-        [x, idx, upd], static(x, idx, upd), "tensor<3x4xf32>",
+        [x, idx, upd],
+        static(x, idx, upd),
+        "tensor<3x4xf32>",
     )
 
 
@@ -311,7 +344,9 @@ def test_scatter_nd_slabs(reduction: str) -> None:
     check_core(
         f"core.scatter_nd {reduction}(%a0, %a1, %a2) : "
         "(tensor<4x3x2xf32>, tensor<3x1xi64>, tensor<3x3x2xf32>) -> tensor<4x3x2xf32>",
-        [x, idx, upd], static(x, idx, upd), "tensor<4x3x2xf32>",
+        [x, idx, upd],
+        static(x, idx, upd),
+        "tensor<4x3x2xf32>",
     )
 
 
@@ -323,7 +358,9 @@ def test_scatter_nd_elements_dynamic(reduction: str) -> None:
     check_core(
         f"core.scatter_nd {reduction}(%a0, %a1, %a2) : "
         "(tensor<?x4xi32>, tensor<?x2xi64>, tensor<?xi32>) -> tensor<?x4xi32>",
-        [x, idx, upd], ["tensor<?x4xi32>", "tensor<?x2xi64>", "tensor<?xi32>"], "tensor<?x4xi32>",
+        [x, idx, upd],
+        ["tensor<?x4xi32>", "tensor<?x2xi64>", "tensor<?xi32>"],
+        "tensor<?x4xi32>",
     )
 
 
@@ -331,7 +368,9 @@ def test_scatter_nd_elements_dynamic(reduction: str) -> None:
 
 
 def onnx_case(
-    op: str, inputs: dict[str, np.ndarray], consts: dict[str, np.ndarray] | None = None,
+    op: str,
+    inputs: dict[str, np.ndarray],
+    consts: dict[str, np.ndarray] | None = None,
     **attrs: object,
 ) -> None:
     """One ONNX node (constant inputs as initializers): level kernel against onnxruntime."""
@@ -339,7 +378,8 @@ def onnx_case(
     names = list(inputs) + list(consts)
     node = helper.make_node(op, names, ["y"], **attrs)
     graph = helper.make_graph(
-        [node], "g",
+        [node],
+        "g",
         [
             helper.make_tensor_value_info(
                 n, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)
@@ -365,8 +405,10 @@ def test_onnx_transpose_and_depth_to_space() -> None:
 
 def test_onnx_slice_negative_steps() -> None:
     consts = {
-        "starts": np.array([-1, 10], np.int64), "ends": np.array([-100, 0], np.int64),
-        "axes": np.array([0, 2], np.int64), "steps": np.array([-2, -3], np.int64),
+        "starts": np.array([-1, 10], np.int64),
+        "ends": np.array([-100, 0], np.int64),
+        "axes": np.array([0, 2], np.int64),
+        "steps": np.array([-2, -3], np.int64),
     }
     onnx_case("Slice", {"x": f32(5, 2, 7)}, consts)
 
@@ -409,6 +451,4 @@ def test_onnx_scatters(reduction: str) -> None:
     nd_idx = np.array([[0, 1], [2, 3], [0, 1]], np.int64)
     if reduction == "none":
         nd_idx = nd_idx[:2]  # onnxruntime wants distinct indices without a reduction
-    onnx_case(
-        "ScatterND", {"x": x, "i": nd_idx, "u": f32(len(nd_idx))}, reduction=reduction
-    )
+    onnx_case("ScatterND", {"x": x, "i": nd_idx, "u": f32(len(nd_idx))}, reduction=reduction)

@@ -308,8 +308,15 @@ def test_concurrent_builds_of_one_entry(tmp_path: Path, monkeypatch: pytest.Monk
     count = 3
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", CONCURRENT_BUILD, str(barrier), str(i), str(count),
-             str(model_path)],
+            [
+                sys.executable,
+                "-c",
+                CONCURRENT_BUILD,
+                str(barrier),
+                str(i),
+                str(count),
+                str(model_path),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

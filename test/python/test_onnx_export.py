@@ -190,7 +190,10 @@ def test_constants_and_attributes_become_protos() -> None:
     tensor = tensor_proto(splits, module)
     assert tensor.name == "nodes_splits" and tensor.data_type == TensorProto.FLOAT
     original = next(
-        a.t for a in node_cases()["test_ai_onnx_ml_tree_ensemble_set_membership"].model.graph.node[0].attribute  # type: ignore[attr-defined]
+        a.t
+        for a in node_cases()["test_ai_onnx_ml_tree_ensemble_set_membership"]
+        .model.graph.node[0]
+        .attribute  # type: ignore[attr-defined]
         if a.name == "nodes_splits"
     )
     np.testing.assert_array_equal(numpy_helper.to_array(tensor), numpy_helper.to_array(original))

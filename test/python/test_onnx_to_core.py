@@ -22,7 +22,9 @@ F8 = "float8e8m0 rounding (round_mode) is not implemented in the core interprete
 RUNTIME_AXES = "reduction axes given at run time, and keepdims=0 or a result of unknown rank"
 UNRANKED = "elementwise op on unranked values of different types inside a Loop body"
 SCAN_UNRANKED = "Scan outputs typed unranked by ONNX: core.loop results need a rank"
-RUNTIME_GRID_SIZE = "AffineGrid with a run-time size: Expand and Squeeze on shapes of unknown length"
+RUNTIME_GRID_SIZE = (
+    "AffineGrid with a run-time size: Expand and Squeeze on shapes of unknown length"
+)
 STRINGS = "string tensors have no core lowering"
 RANDOM = "training-mode Dropout draws random masks"
 RANDOM_UNIFORM = "Bernoulli draws random numbers (RandomUniformLike)"
@@ -147,8 +149,11 @@ def params() -> list[object]:
     out = []
     for name in lowered_cases():
         if name in KNOWN_FAILURES:
-            out.append(pytest.param(name, marks=pytest.mark.xfail(
-                reason=KNOWN_FAILURES[name], strict=True)))
+            out.append(
+                pytest.param(
+                    name, marks=pytest.mark.xfail(reason=KNOWN_FAILURES[name], strict=True)
+                )
+            )
         else:
             out.append(name)
     return out
@@ -184,9 +189,12 @@ def test_runtime_broadcast_of_two_dynamic_operands(a: tuple, b: tuple) -> None:
 
     f = TensorProto.FLOAT
     graph = helper.make_graph(
-        [helper.make_node("Add", ["a", "b"], ["y"])], "g",
-        [helper.make_tensor_value_info("a", f, ["N", 1]),
-         helper.make_tensor_value_info("b", f, [1, "M"])],
+        [helper.make_node("Add", ["a", "b"], ["y"])],
+        "g",
+        [
+            helper.make_tensor_value_info("a", f, ["N", 1]),
+            helper.make_tensor_value_info("b", f, [1, "M"]),
+        ],
         [helper.make_tensor_value_info("y", f, ["N", "M"])],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)

@@ -113,7 +113,12 @@ def test_per_op_callback_and_whole_model_fast_path() -> None:
     x = RNG.standard_normal((3, 4)).astype(np.float32)
     seen: list[tuple[str, list[object]]] = []
     out = OnnxEvaluator(module).run([x], on_op=lambda op, ins, outs: seen.append((op.name, outs)))
-    assert [name for name, _ in seen] == ["onnx.Constant", "onnx.MatMul", "onnx.Sigmoid", "onnx.ReduceMax"]
+    assert [name for name, _ in seen] == [
+        "onnx.Constant",
+        "onnx.MatMul",
+        "onnx.Sigmoid",
+        "onnx.ReduceMax",
+    ]
     # Each step's output is what onnxruntime computes for that intermediate value.
     w = seen[0][1][0]
     np.testing.assert_allclose(seen[1][1][0], x @ w, rtol=1e-5)  # type: ignore[operator]
@@ -167,16 +172,24 @@ def test_if_and_loop_with_outer_scope_values_match_onnxruntime() -> None:
             helper.make_node("If", ["c"], ["branch"], then_branch=then_g, else_branch=else_g),
             helper.make_node("Loop", ["n", "", "x"], ["acc", "scans"], body=body),
         ],
-        [vi("c", [], TensorProto.BOOL), vi("x", [2, 3]), vi("n", [], TensorProto.INT64),
-         vi("scale", [])],
+        [
+            vi("c", [], TensorProto.BOOL),
+            vi("x", [2, 3]),
+            vi("n", [], TensorProto.INT64),
+            vi("scale", []),
+        ],
         [vi("branch", [2, 3]), vi("acc", [2, 3]), vi("scans", [None, 2, 3])],
     )
     x = RNG.standard_normal((2, 3)).astype(np.float32)
     for cond in (True, False):
         got = check_against_ort(
             model,
-            {"c": np.array(cond), "x": x, "n": np.array(4, np.int64),
-             "scale": np.array(0.5, np.float32)},
+            {
+                "c": np.array(cond),
+                "x": x,
+                "n": np.array(4, np.int64),
+                "scale": np.array(0.5, np.float32),
+            },
         )
         assert got[2].shape == (4, 2, 3)  # type: ignore[union-attr]
 
@@ -190,8 +203,11 @@ def test_sequence_outputs_match_onnxruntime() -> None:
             helper.make_node("SequenceAt", ["parts", "at"], ["one"]),
         ],
         [vi("x", [4, 2]), vi("at", [], TensorProto.INT64)],
-        [helper.make_value_info("parts", seq_type), vi("count", [], TensorProto.INT64),
-         vi("one", [1, 2])],
+        [
+            helper.make_value_info("parts", seq_type),
+            vi("count", [], TensorProto.INT64),
+            vi("one", [1, 2]),
+        ],
     )
     x = RNG.standard_normal((4, 2)).astype(np.float32)
     got = check_against_ort(model, {"x": x, "at": np.array(-1, np.int64)})
@@ -263,12 +279,15 @@ def test_node_case_matches_expected_outputs(name: str) -> None:
 
 def test_unknown_custom_domain_is_unsupported() -> None:
     model = make_model(
-        [helper.make_node("Frob", ["x"], ["y"], domain="com.example")], [vi("x", [2])],
+        [helper.make_node("Frob", ["x"], ["y"], domain="com.example")],
+        [vi("x", [2])],
         [vi("y", [2])],
     )
     model.opset_import.append(helper.make_opsetid("com.example", 1))
     sess = InferenceSession(model, level="onnx")
-    with pytest.raises(UnsupportedOpError, match="no reference implementation for com.example::Frob"):
+    with pytest.raises(
+        UnsupportedOpError, match="no reference implementation for com.example::Frob"
+    ):
         sess.run(None, {"x": np.zeros(2, np.float32)})
 
 
@@ -276,17 +295,26 @@ def test_unknown_custom_domain_is_unsupported() -> None:
 
 
 def io_model() -> onnx.ModelProto:
-    seq_type = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.INT64, None))
+    seq_type = helper.make_sequence_type_proto(
+        helper.make_tensor_type_proto(TensorProto.INT64, None)
+    )
     return make_model(
         [
             helper.make_node("Add", ["x", "b"], ["y"]),
             helper.make_node("SequenceLength", ["s"], ["n"]),
             helper.make_node("Identity", ["names"], ["names_out"]),
         ],
-        [vi("x", ["batch", None, 3]), vi("b", [3]), helper.make_value_info("s", seq_type),
-         vi("names", [2], TensorProto.STRING)],
-        [vi("y", ["batch", None, 3]), vi("n", [], TensorProto.INT64),
-         vi("names_out", [2], TensorProto.STRING)],
+        [
+            vi("x", ["batch", None, 3]),
+            vi("b", [3]),
+            helper.make_value_info("s", seq_type),
+            vi("names", [2], TensorProto.STRING),
+        ],
+        [
+            vi("y", ["batch", None, 3]),
+            vi("n", [], TensorProto.INT64),
+            vi("names_out", [2], TensorProto.STRING),
+        ],
     )
 
 
@@ -322,13 +350,31 @@ def test_valid_feed_runs_and_strings_pass_through() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"z": np.zeros(1, np.float32)}, r"unknown input 'z'; the model's inputs are 'x', 'b', 's', 'names'"),
+        (
+            {"z": np.zeros(1, np.float32)},
+            r"unknown input 'z'; the model's inputs are 'x', 'b', 's', 'names'",
+        ),
         ({"b": None}, r"missing input 'b' \(tensor\(float\) \[3\]\)"),
-        ({"b": np.ones(3, np.float64)}, r"input 'b': expected dtype float32 \(tensor\(float\)\), got float64"),
-        ({"x": np.zeros((2, 3), np.float32)}, r"input 'x': expected rank 3 \(shape \[batch, \?, 3\]\), got rank 2"),
-        ({"x": np.zeros((2, 5, 4), np.float32)}, r"input 'x': dimension 2 must be 3 .*got shape \[2, 5, 4\]"),
-        ({"b": [1.0, 2.0, 3.0]}, r"input 'b': expected a numpy array of tensor\(float\), got a sequence"),
-        ({"names": np.zeros(2, np.float32)}, r"input 'names': expected tensor\(string\) \(strings\), got dtype float32"),
+        (
+            {"b": np.ones(3, np.float64)},
+            r"input 'b': expected dtype float32 \(tensor\(float\)\), got float64",
+        ),
+        (
+            {"x": np.zeros((2, 3), np.float32)},
+            r"input 'x': expected rank 3 \(shape \[batch, \?, 3\]\), got rank 2",
+        ),
+        (
+            {"x": np.zeros((2, 5, 4), np.float32)},
+            r"input 'x': dimension 2 must be 3 .*got shape \[2, 5, 4\]",
+        ),
+        (
+            {"b": [1.0, 2.0, 3.0]},
+            r"input 'b': expected a numpy array of tensor\(float\), got a sequence",
+        ),
+        (
+            {"names": np.zeros(2, np.float32)},
+            r"input 'names': expected tensor\(string\) \(strings\), got dtype float32",
+        ),
     ],
     ids=["unknown", "missing", "dtype", "rank", "static-dim", "not-an-array", "strings"],
 )
@@ -394,7 +440,9 @@ def test_registered_level_lowers_then_evaluates() -> None:
     register_level("twice", lowering=lower, evaluator=evaluate)
     try:
         assert "twice" in level_names() and get_level("twice").lowering is lower
-        model = make_model([helper.make_node("Identity", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])])
+        model = make_model(
+            [helper.make_node("Identity", ["x"], ["y"])], [vi("x", [2])], [vi("y", [2])]
+        )
         out = InferenceSession(model, level="twice").run(None, {"x": np.ones(2, np.float32)})
         assert calls == ["lower", "evaluate"]
         np.testing.assert_array_equal(out[0], [2.0, 2.0])  # type: ignore[arg-type]
@@ -433,13 +481,19 @@ def test_level_modules_in_the_runtime_package_register_themselves(
 def run_rung(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "rung.tools.cli", *args],
-        capture_output=True, text=True, cwd=cwd, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
     )
 
 
 def cli_model(tmp_path: Path) -> Path:
     model = make_model(
-        [helper.make_node("Mul", ["x", "y"], ["z"]), helper.make_node("ReduceSum", ["z"], ["s"], keepdims=0)],
+        [
+            helper.make_node("Mul", ["x", "y"], ["z"]),
+            helper.make_node("ReduceSum", ["z"], ["s"], keepdims=0),
+        ],
         [vi("x", ["N", 3]), vi("y", [3])],
         [vi("z", ["N", 3]), vi("s", [])],
     )
@@ -470,7 +524,9 @@ def test_cli_run_prints_and_saves_outputs(tmp_path: Path) -> None:
 
 def test_cli_run_random_inputs_use_dims(tmp_path: Path) -> None:
     cli_model(tmp_path)
-    result = run_rung("run", "m.onnx", "--random-inputs", "--dim", "N=4", "--output-dir", "o", cwd=tmp_path)
+    result = run_rung(
+        "run", "m.onnx", "--random-inputs", "--dim", "N=4", "--output-dir", "o", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert np.load(tmp_path / "o" / "z.npy").shape == (4, 3)
 
@@ -478,8 +534,14 @@ def test_cli_run_random_inputs_use_dims(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--input", "x=x.npy"], "rung: error: missing input 'y'; the model's inputs are:\n  x: tensor(float) [N, 3]\n  y: tensor(float) [3]"),
-        (["--input", "x=bad.npy", "--input", "y=x.npy"], "rung: error: cannot read input 'x' from 'bad.npy': not a .npy file"),
+        (
+            ["--input", "x=x.npy"],
+            "rung: error: missing input 'y'; the model's inputs are:\n  x: tensor(float) [N, 3]\n  y: tensor(float) [3]",
+        ),
+        (
+            ["--input", "x=bad.npy", "--input", "y=x.npy"],
+            "rung: error: cannot read input 'x' from 'bad.npy': not a .npy file",
+        ),
         (["--input", "x=x.npy", "--input", "y=x.npy"], "rung: error: input 'y': expected rank 1"),
         (["--random-inputs", "--level", "nope"], "rung: error: unknown level 'nope'"),
     ],
@@ -504,7 +566,8 @@ def test_default_level_is_kernel() -> None:
     from onnx import TensorProto, helper
 
     graph = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
     )

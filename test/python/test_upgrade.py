@@ -590,7 +590,9 @@ def test_batchnorm_9_unread_training_outputs_keep_training_mode(path: str) -> No
 
     inits, _ = _bn_inputs(3, (3,))
     node = oh.make_node(
-        "BatchNormalization", ["x", "scale", "b", "mean", "var"], ["y", "rm", "rv", "sm", "sv"],
+        "BatchNormalization",
+        ["x", "scale", "b", "mean", "var"],
+        ["y", "rm", "rv", "sm", "sv"],
         momentum=0.8,
     )
     m = make_model([node], [vi("x", TP.FLOAT, [2, 3, 4])], [vi("y", TP.FLOAT, [2, 3, 4])], 9, inits)

@@ -10,7 +10,7 @@ from rung.dialects import parse_module, print_module
 
 def test_dense_literals_still_parse_and_still_reject_dynamic_shapes() -> None:
     text = (
-        'builtin.module attributes {a = dense<[1, 2]> : tensor<2xi64>, '
+        "builtin.module attributes {a = dense<[1, 2]> : tensor<2xi64>, "
         "b = dense<1.500000e+00> : tensor<2x2xf32>} {\n}\n"
     )
     assert print_module(parse_module(text)) == text
