@@ -21,7 +21,7 @@ Syntax of every op (the keyword is the op's `fn`/`kind`/`pred` where it has one)
     %t = core.transpose(%x) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 
 The executable specification of every op is the numpy interpreter in
-`rung.runtime.core_eval`.
+`rung.dialects.core_eval`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     IntegerAttr,
     IntegerType,
+    ModuleOp,
     StringAttr,
     TensorType,
     UnrankedTensorType,
@@ -196,6 +198,22 @@ class ConstantOp(CoreOp):
     value = prop_def(AnyAttr())
     result = result_def()
     traits = traits_def(Pure())
+
+    @staticmethod
+    def from_array(array: np.ndarray, module: ModuleOp, hint: str = "cst") -> ConstantOp:
+        """A constant holding `array`: inline when small, else a resource blob of `module`."""
+        from .constants import constant_attr
+
+        attr = constant_attr(np.asarray(array), module, hint)
+        return ConstantOp.create(properties={"value": attr}, result_types=[attr.type])
+
+    def array(self, module: ModuleOp | None = None) -> np.ndarray:
+        """The constant's data (resource blobs are looked up in `module`, by default the
+        module that holds this op)."""
+        from .constants import constant_value
+        from .resources import owning_module
+
+        return constant_value(self.value, module or owning_module(self))
 
     def verify_(self) -> None:
         value_type = getattr(self.value, "type", None)

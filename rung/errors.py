@@ -16,3 +16,11 @@ class RungError(Exception):
         self.message = message
         self.location = location
         super().__init__(f"{location}: {message}" if location else message)
+
+
+class UnsupportedOpError(RungError):
+    """A level cannot run an op at all: no lowering, or no implementation of it."""
+
+
+class EvaluationError(RungError):
+    """An op failed while being evaluated on concrete inputs."""

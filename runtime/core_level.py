@@ -5,7 +5,7 @@ from rung.runtime.levels import pipeline_lowering, register_level
 register_level(
     "core",
     lowering=pipeline_lowering("lower-to-core"),
-    evaluator="rung.runtime.core_eval:evaluate",
+    evaluator="rung.dialects.core_eval:evaluate",
     description="onnx → core lowering, run by the core dialect's numpy interpreter",
     dialect="core",
 )

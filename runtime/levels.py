@@ -25,7 +25,7 @@ Registering a level (what `core` and `kernel` do):
     register_level(
         "core",
         lowering=pipeline_lowering("lower-to-core"),
-        evaluator="rung.runtime.core_eval:evaluate",
+        evaluator="rung.dialects.core_eval:evaluate",
         dialect="core",
         description="numpy interpreter of the core dialect",
     )
@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rung.errors import RungError
+from rung.errors import EvaluationError, RungError, UnsupportedOpError
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -63,14 +63,6 @@ Lowering = Callable[["ModuleOp"], "ModuleOp"]
 
 Evaluator = Callable[["ModuleOp", Sequence[object]], list[object]]
 """Runs a module of the level's dialect on positional inputs; returns its outputs."""
-
-
-class UnsupportedOpError(RungError):
-    """A level cannot run an op at all: no lowering, or no implementation of it."""
-
-
-class EvaluationError(RungError):
-    """An op failed while being evaluated on concrete inputs."""
 
 
 def _resolve(ref: Callable | str, what: str) -> Callable:

@@ -356,8 +356,8 @@ class _Arg:
 
 
 def _args(items: Sequence[tuple[str, object, list[int]]]) -> list[_Arg]:
+    from rung.dialects.dtypes import numpy_dtype
     from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
-    from rung.runtime.core_eval import numpy_dtype
 
     return [_Arg(n, numpy_dtype(t), ONNX_FROM_MLIR[t], s) for n, t, s in items]  # type: ignore[arg-type]
 

@@ -6,8 +6,8 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rung.dialects import kernel
+from rung.dialects.constants import constant_value
 from rung.dialects.resources import owning_module
-from rung.runtime.core_eval import constant_value
 
 
 def constant_array(buf: SSAValue) -> np.ndarray | None:

@@ -22,8 +22,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from rung.dialects import core, kernel
-from rung.runtime.core_eval import numpy_dtype
-from rung.runtime.core_eval import saturation_bound as small_float_bound
+from rung.dialects.dtypes import numpy_dtype
+from rung.dialects.dtypes import saturation_bound as small_float_bound
 
 from .builder import Dim, KernelBuilder, memref_of
 from .registry import lowers

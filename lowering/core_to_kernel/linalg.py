@@ -70,8 +70,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core, kernel
-from rung.lowering.onnx_to_core.builder import constant_attr
-from rung.runtime.core_eval import constant_value
+from rung.dialects.constants import constant_attr, constant_value
 
 from .builder import Dim, KernelBuilder, memref_of
 from .registry import lowers

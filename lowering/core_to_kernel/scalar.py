@@ -1,6 +1,6 @@
 """Scalar semantics of core's elementwise functions, as arith and math ops.
 
-Each function here states, for one element, what `rung.runtime.core_eval`
+Each function here states, for one element, what `rung.dialects.core_eval`
 states for whole arrays: integer `div` truncates, `mod` takes the divisor's
 sign, `max`/`min` propagate NaN, `round` is half-to-even, casts from float to
 integer truncate and casts to i1 test `!= 0`.

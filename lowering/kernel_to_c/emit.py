@@ -52,9 +52,9 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from rung.dialects import kernel
+from rung.dialects.constants import constant_value
 from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES, ONNX_FROM_MLIR
 from rung.errors import RungError
-from rung.runtime.core_eval import constant_value
 
 RUNTIME_HEADER = Path(__file__).with_name("rung_runtime.h")
 """The C runtime every generated file includes: ABI types, helpers, microkernels."""

@@ -14,9 +14,6 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -29,12 +26,12 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import core
+from rung.dialects.constants import constant_attr, constant_value
+from rung.dialects.dtypes import element_type, numpy_dtype, saturation_bound
 from rung.dialects.onnx import OnnxOp
-from rung.dialects.onnx.dtypes import MLIR_FROM_ONNX
 from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
-from rung.dialects.resources import owning_module, store_of
+from rung.dialects.resources import owning_module
 from rung.errors import RungError
-from rung.runtime.core_eval import numpy_dtype, saturation_bound
 
 
 class LoweringError(RungError):
@@ -42,9 +39,7 @@ class LoweringError(RungError):
 
 
 def element_type_of(dtype: np.dtype) -> Attribute:
-    from onnx import helper
-
-    return MLIR_FROM_ONNX[helper.np_dtype_to_tensor_dtype(np.dtype(dtype))]
+    return element_type(dtype)
 
 
 def shape_of_type(t: Attribute) -> tuple[int, ...] | None:
@@ -389,21 +384,6 @@ FOLD_LIMIT = 1 << 16
 """Largest result (in elements) evaluated at compile time to find a constant."""
 
 
-def constant_attr(
-    array: np.ndarray, module: ModuleOp, hint: str = "cst"
-) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
-    """The value of a constant holding `array`: inline when small and printable, else a
-    resource blob of `module` (so that printed IR stays readable and large data is
-    written once)."""
-    ttype = tensor(element_type_of(array.dtype), array.shape)
-    data = np.ascontiguousarray(array).tobytes()
-    inline = array.size <= 16 and array.dtype.kind in "biuf"
-    if inline and (array.dtype.kind != "f" or np.isfinite(array).all()):
-        return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
-    handle = store_of(module).add(hint, data)
-    return DenseResourceAttr.from_params(handle, ttype)
-
-
 def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None:
     """The data of `value` if it is a constant or computed from constants, else None.
 
@@ -419,8 +399,6 @@ def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None
         attr = owner.properties.get("value")
         if attr is None:
             return None
-        from rung.runtime.core_eval import constant_value
-
         try:
             return constant_value(attr, owning_module(owner))
         except RungError:
@@ -434,7 +412,7 @@ def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None
     args = [constant_array(v, _depth + 1) for v in owner.operands]
     if any(a is None for a in args):
         return None
-    from rung.runtime.core_eval import CoreInterpreter
+    from rung.dialects.core_eval import CoreInterpreter
 
     try:
         interp = CoreInterpreter(owning_module(owner))

@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import Float32Type, IntegerType, StringAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import core
+from rung.dialects.constants import constant_value
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx.types import StringType
 from rung.errors import RungError
-from rung.runtime.core_eval import constant_value
 
 from .builder import (
     CoreBuilder,

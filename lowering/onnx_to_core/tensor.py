@@ -762,8 +762,8 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
     if value_attr is None:
         value: float | int = 0
     else:
+        from rung.dialects.constants import constant_value
         from rung.dialects.resources import owning_module
-        from rung.runtime.core_eval import constant_value
 
         value = constant_value(value_attr, owning_module(op)).reshape(-1)[0].item()
     if shape is None:

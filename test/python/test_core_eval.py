@@ -8,7 +8,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 
 from rung.dialects import parse_module
-from rung.runtime.core_eval import evaluate
+from rung.dialects.core_eval import evaluate
 
 RNG = np.random.default_rng(7)
 

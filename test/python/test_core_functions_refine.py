@@ -13,8 +13,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
 from rung.dialects import context, parse_module
+from rung.dialects.core_eval import CoreInterpreter
 from rung.runtime import InferenceSession
-from rung.runtime.core_eval import CoreInterpreter
 
 LIT = Path(__file__).parents[1] / "lit"
 F = TensorProto.FLOAT

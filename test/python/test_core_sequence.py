@@ -534,7 +534,7 @@ func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>, %i: tensor<i64>) -> (!core.li
 
 def test_interpreter_runs_list_ops() -> None:
     from rung.dialects import parse_module
-    from rung.runtime.core_eval import evaluate
+    from rung.dialects.core_eval import evaluate
 
     a, b = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
     lst, stacked, joined, got = evaluate(parse_module(LIST_IR), [a, b, np.array(0, np.int64)])
@@ -547,7 +547,7 @@ def test_interpreter_runs_list_ops() -> None:
 def test_interpreter_keeps_list_operands_unchanged() -> None:
     """Lists are values: inserting or erasing makes a new list."""
     from rung.dialects import parse_module
-    from rung.runtime.core_eval import evaluate
+    from rung.dialects.core_eval import evaluate
 
     a, b = np.array([1, 2], np.float32), np.array([3, 4], np.float32)
     module = parse_module(LIST_IR)

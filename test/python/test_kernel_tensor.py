@@ -14,9 +14,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from rung.dialects import context, parse_module, print_module
+from rung.dialects.core_eval import evaluate
 from rung.lowering.pipelines import default_registry
 from rung.runtime import InferenceSession
-from rung.runtime.core_eval import evaluate
 
 RNG = np.random.default_rng(11)
 KERNEL = "convert-core-to-kernel,cse,dce,optimize-kernel,kernel-plan-memory"

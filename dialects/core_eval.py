@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    DenseResourceAttr,
     ModuleOp,
     TensorType,
 )
@@ -21,34 +19,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import StringTensorAttr
-from rung.dialects.resources import resource_bytes
-from rung.errors import RungError
-from rung.runtime.levels import UnsupportedOpError
+from rung.dialects.constants import constant_value
+from rung.dialects.dtypes import numpy_dtype, saturation_bound
+from rung.errors import RungError, UnsupportedOpError
 
 Env = dict[SSAValue, object]
-
-
-def numpy_dtype(element: Attribute) -> np.dtype:
-    """The numpy dtype of an MLIR element type, through ONNX's own table."""
-    from onnx import helper
-
-    from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
-
-    code = ONNX_FROM_MLIR.get(element)
-    if code is None:
-        raise RungError(f"no numpy type for element type {element}")
-    return np.dtype(helper.tensor_dtype_to_np_dtype(code))
-
-
-def saturation_bound(dtype: np.dtype) -> float | None:
-    """The largest finite value of an 8/6/4-bit float dtype (what a saturating cast clamps
-    to), else None."""
-    if not dtype.name.startswith(("float8_", "float6_", "float4_")):  # not float64
-        return None
-    import ml_dtypes
-
-    return float(ml_dtypes.finfo(dtype).max)
 
 
 def _result_dtype(value: SSAValue) -> np.dtype:
@@ -64,27 +39,6 @@ def _static_shape(value: SSAValue) -> tuple[int, ...] | None:
 
 def _ints(attr: Attribute | None) -> tuple[int, ...]:
     return core._ints(attr)  # noqa: SLF001
-
-
-def constant_value(attr: Attribute, module: ModuleOp) -> np.ndarray:
-    """A constant attribute as a numpy array."""
-    if isinstance(attr, StringTensorAttr):
-        shape = tuple(attr.type.get_shape())  # type: ignore[union-attr]
-        return np.array([s.data for s in attr.values.data], dtype=object).reshape(shape)
-    if isinstance(attr, DenseResourceAttr):
-        dtype = numpy_dtype(attr.type.element_type)  # type: ignore[attr-defined]
-        shape = tuple(attr.type.get_shape())  # type: ignore[attr-defined]
-        return np.frombuffer(resource_bytes(attr, module), dtype=dtype).reshape(shape).copy()
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        dtype = numpy_dtype(attr.type.element_type)
-        shape = tuple(attr.type.get_shape())
-        raw = attr.data.data
-        count = int(np.prod(shape)) if shape else 1
-        flat = np.frombuffer(raw, dtype=dtype)
-        if flat.size == 1 and count != 1:
-            flat = np.repeat(flat, count)
-        return flat.reshape(shape).copy()
-    raise RungError(f"unsupported constant {attr}")
 
 
 # ---- elementwise tables -------------------------------------------------------------

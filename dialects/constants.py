@@ -1,0 +1,70 @@
+"""Constant data as numpy arrays, and numpy arrays as constant attributes.
+
+Folding, the interpreters, kernel lowering and C generation all read the
+data of constant attributes (inline `dense`, `dense_resource` blobs, string
+tensors), and lowerings make new ones. Both directions live here, beside
+the dialects, and `core.ConstantOp` offers them as methods.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+from rung.errors import RungError
+
+from .dtypes import element_type, numpy_dtype
+from .onnx.types import StringTensorAttr
+from .resources import resource_bytes, store_of
+
+INLINE_LIMIT = 16
+"""Constants of at most this many numbers print inline; larger ones become resource blobs."""
+
+
+def constant_value(attr: Attribute, module: ModuleOp) -> np.ndarray:
+    """The data of a constant attribute as a fresh numpy array."""
+    if isinstance(attr, StringTensorAttr):
+        shape = tuple(attr.type.get_shape())  # type: ignore[union-attr]
+        return np.array([s.data for s in attr.values.data], dtype=object).reshape(shape)
+    if isinstance(attr, DenseResourceAttr):
+        dtype = numpy_dtype(attr.type.element_type)  # type: ignore[attr-defined]
+        shape = tuple(attr.type.get_shape())  # type: ignore[attr-defined]
+        return np.frombuffer(resource_bytes(attr, module), dtype=dtype).reshape(shape).copy()
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        dtype = numpy_dtype(attr.type.element_type)
+        shape = tuple(attr.type.get_shape())
+        raw = attr.data.data
+        count = int(np.prod(shape)) if shape else 1
+        flat = np.frombuffer(raw, dtype=dtype)
+        if flat.size == 1 and count != 1:
+            flat = np.repeat(flat, count)
+        return flat.reshape(shape).copy()
+    raise RungError(f"unsupported constant {attr}")
+
+
+def constant_attr(
+    array: np.ndarray, module: ModuleOp, hint: str = "cst"
+) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
+    """The value of a constant holding `array`: inline when small and printable, else a
+    resource blob of `module` (so that printed IR stays readable and large data is
+    written once)."""
+    ttype = TensorType(
+        element_type(array.dtype), [DYNAMIC_INDEX if d < 0 else d for d in array.shape]
+    )
+    data = np.ascontiguousarray(array).tobytes()
+    inline = array.size <= INLINE_LIMIT and array.dtype.kind in "biuf"
+    if inline and (array.dtype.kind != "f" or np.isfinite(array).all()):
+        return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
+    handle = store_of(module).add(hint, data)
+    return DenseResourceAttr.from_params(handle, ttype)
+
+
+__all__ = ["INLINE_LIMIT", "constant_attr", "constant_value"]
