@@ -5,8 +5,8 @@ returns the op's replacement values by ONNX output position (None where an
 output is absent). It raises `LoweringError` for forms it does not handle;
 the op is then left in place and the legality check reports the reason.
 
-    @lowers("Relu")
-    def relu(b: CoreBuilder, op: onnx.ReluOp) -> list[SSAValue | None]:
+    @lowers(onnx.ReluOp)
+    def relu(b: CoreBuilder, op: onnx.ReluOp) -> Results:
         return [b.binary("max", op.X, b.splat(0, op.X))]
 """
 
@@ -27,13 +27,13 @@ HANDLERS: dict[str, Handler] = {}
 """Handlers by dialect op name (`onnx.Relu`, `onnx.ml.Binarizer`)."""
 
 
-def lowers(*op_types: str, domain: str = "") -> Callable[[Handler], Handler]:
-    """Register a handler for ONNX ops of `domain` ('' is ai.onnx)."""
+def lowers(*op_types: str | type[Operation], domain: str = "") -> Callable[[Handler], Handler]:
+    """Register a handler for ONNX op classes (strings name ops of `domain`, '' is ai.onnx)."""
     prefix = "onnx.ml." if domain == "ai.onnx.ml" else "onnx."
 
     def register(handler: Handler) -> Handler:
         for op_type in op_types:
-            name = prefix + op_type
+            name = prefix + op_type if isinstance(op_type, str) else op_type.name
             if name in HANDLERS:
                 raise ValueError(f"two lowerings for {name}")
             HANDLERS[name] = handler
