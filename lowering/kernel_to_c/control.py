@@ -1,0 +1,187 @@
+"""Emitters of structured control flow: `kernel.loop`, `scf.if` and `scf.while`.
+
+A `kernel.loop` is a `for` nest whose carried values are variables declared
+before it. The results of `scf.if` and the values an `scf.while` carries are
+assigned in several places, so they are mutable variables rather than the
+`const` ones other values get. Terminators (`kernel.yield`, `scf.yield`,
+`scf.condition`) have no emitter: the op that owns the region reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Block, SSAValue
+
+from rung.dialects import kernel
+
+from .c_types import paren, scalar_type, storage_type
+from .emitter import Emitter, emits
+
+
+@emits(kernel.LoopOp)
+def loop(e: Emitter, op: kernel.LoopOp) -> None:
+    """`for (int64_t i = 0; i < n; i++)` per dim, `#pragma omp` on request; carried values
+    are variables declared before the nest and assigned at the end of the body."""
+    carried = []
+    for init, arg, result in zip(op.inits, op.iter_args, op.results, strict=True):
+        name = e.fresh(arg.name_hint or result.name_hint, "acc")
+        e.emit(f"{scalar_type(init.type)} {name} = {e.value(init)};")
+        e.names[arg] = name
+        e.names[result] = name
+        carried.append(name)
+    if op.omp is not None:
+        e.uses_openmp = True
+        e.emit("#pragma omp parallel for schedule(static)")
+    opened = 0
+    for iv, bound, step in zip(op.ivs, op.bounds(), op.step_sizes, strict=True):
+        name = e.fresh(iv.name_hint, "i")
+        e.names[iv] = name
+        limit = str(bound) if isinstance(bound, int) else e.value(bound)
+        inc = f"{name}++" if step == 1 else f"{name} += {step}"
+        e.emit(f"for (int64_t {name} = 0; {name} < {limit}; {inc}) {{")
+        e.depth += 1
+        opened += 1
+    body = op.body.block
+    e.block(body, skip_last=True)
+    term = body.last_op
+    assert isinstance(term, kernel.YieldOp)
+    for name, v in zip(carried, term.values, strict=True):
+        e.emit(f"{name} = {e.value(v)};")
+    for _ in range(opened):
+        e.depth -= 1
+        e.emit("}")
+
+
+@emits(scf.IfOp)
+def if_(e: Emitter, op: scf.IfOp) -> None:
+    """`if`/`else`; results are variables declared before and assigned in each branch."""
+    for r in op.results:
+        _mutable(e, r)
+    e.emit(f"if ({e.value(op.cond)}) {{")
+    _branch(e, op.true_region.block, op.results)
+    if op.false_region.blocks and (op.results or len(op.false_region.block.ops) > 1):
+        e.emit("} else {")
+        _branch(e, op.false_region.block, op.results)
+    e.emit("}")
+
+
+@emits(scf.WhileOp)
+def while_(e: Emitter, op: scf.WhileOp) -> None:
+    """`for (;;)`: the before-region, `break` on a false condition, then the after-region.
+
+    The carried values are variables initialized from the operands; the
+    after-region's yield assigns them all at once. When `scf.condition`
+    forwards the before-region's arguments, the after-region's arguments
+    and the results are those same variables.
+    """
+    before, after = op.before_region.block, op.after_region.block
+    cond, term = before.last_op, after.last_op
+    assert isinstance(cond, scf.ConditionOp) and isinstance(term, scf.YieldOp)
+    for arg, init in zip(before.args, op.arguments, strict=True):
+        _mutable(e, arg, init)
+    forwards = list(cond.args) == list(before.args)
+    if forwards:
+        for result, after_arg, arg in zip(op.res, after.args, before.args, strict=True):
+            _alias(e, result, arg)
+            _alias(e, after_arg, arg)
+    else:
+        for result, after_arg in zip(op.res, after.args, strict=True):
+            _mutable(e, result)
+            _alias(e, after_arg, result)
+    e.emit("for (;;) {")
+    with e.indented():
+        e.block(before, skip_last=True)
+        if not forwards:
+            _assign(e, list(op.res), list(cond.args))
+        e.emit(f"if (!{paren(e.value(cond.condition))}) break;")
+        e.block(after, skip_last=True)
+        _assign(e, list(before.args), list(term.arguments))
+    e.emit("}")
+
+
+# ---- mutable variables ------------------------------------------------------------------------
+
+
+def _mutable(e: Emitter, v: SSAValue, init: SSAValue | None = None) -> None:
+    """Declare non-const variables for `v` (pointer and `?` dims, or a scalar) and bind it."""
+    t = v.type
+    values = e.parts(init, t) if init is not None else None
+    if isinstance(t, MemRefType):
+        ptr = e.fresh(v.name_hint, "b")
+        ctype = storage_type(t.element_type)
+        e.emit(f"{ctype} *{ptr} = {values[0] if values else '0'};")
+        dims, k = [], 1
+        for i, d in enumerate(t.get_shape()):
+            if d >= 0:
+                dims.append(str(d))
+                continue
+            name = f"{ptr}_d{i}"
+            e.used.add(name)
+            e.emit(f"int64_t {name} = {values[k] if values else '0'};")
+            dims.append(name)
+            k += 1
+        e.bind_buffer(v, ptr, dims)
+        return
+    name = e.fresh(v.name_hint)
+    e.emit(f"{scalar_type(t)} {name} = {values[0] if values else '0'};")
+    e.names[v] = name
+
+
+def _alias(e: Emitter, v: SSAValue, like: SSAValue) -> None:
+    """Bind `v` to the variables of `like` (a block argument or result sharing them)."""
+    if isinstance(v.type, MemRefType):
+        buf = e.buffer(like)
+        e.bind_buffer(v, buf.ptr, list(buf.dims))
+    else:
+        e.names[v] = e.names[like]
+
+
+def _vars(e: Emitter, v: SSAValue) -> list[tuple[str, str]]:
+    """The (name, C type) of each mutable variable bound to `v`."""
+    t = v.type
+    if not isinstance(t, MemRefType):
+        return [(e.names[v], scalar_type(t))]
+    buf = e.buffer(v)
+    out = [(buf.ptr, f"{storage_type(t.element_type)} *")]
+    out += [(buf.dims[i], "int64_t") for i, d in enumerate(t.get_shape()) if d < 0]
+    return out
+
+
+def _assign(e: Emitter, targets: Sequence[SSAValue], values: Sequence[SSAValue]) -> None:
+    """Assign `values` to the variables of `targets` as if all at once.
+
+    An assignment whose expression reads a variable that another one
+    writes (carried buffers swapped each iteration) goes through a
+    temporary, computed before any variable is written.
+    """
+    pairs: list[tuple[str, str, str]] = []
+    for target, value in zip(targets, values, strict=True):
+        exprs = e.parts(value, target.type)
+        for (name, ctype), expr in zip(_vars(e, target), exprs, strict=True):
+            if name != expr:
+                pairs.append((name, ctype, expr))
+    written = {name for name, _, _ in pairs}
+    final = []
+    for name, ctype, expr in pairs:
+        if set(re.findall(r"[A-Za-z_]\w*", expr)) & (written - {name}):
+            tmp = e.fresh(f"{name}_next")
+            sep = "" if ctype.endswith("*") else " "
+            e.emit(f"{ctype}{sep}{tmp} = {expr};")
+            expr = tmp
+        final.append((name, expr))
+    for name, expr in final:
+        e.emit(f"{name} = {expr};")
+
+
+def _branch(e: Emitter, block: Block, results: Sequence[SSAValue]) -> None:
+    """The body of one `if` branch; its `scf.yield` assigns the results."""
+    with e.indented():
+        e.block(block, skip_last=True)
+        term = block.last_op
+        if results:
+            assert isinstance(term, scf.YieldOp)
+            _assign(e, results, list(term.arguments))

@@ -1,0 +1,268 @@
+"""Emitters of scalar arithmetic (`arith`, `math`, `kernel.remf`): one C expression each.
+
+Each op becomes one local variable. Constants are not emitted at all: their
+uses spell them inline. Half and narrower floats compute as float and round
+back after each op; integers wrap through their unsigned type, as the IR
+defines overflow and C does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, IntegerAttr
+from xdsl.ir import Attribute, Operation
+
+from rung.dialects import kernel
+
+from .c_types import CodegenError, libm, rounded, scalar_type, sub_byte, unsigned_of
+from .emitter import Emitter, add_emitter, emits
+
+Expression = Callable[[Operation, list[str]], str]
+"""The C expression of a scalar op's result, given the C expressions of its operands."""
+
+
+def expression(*op_types: type[Operation]) -> Callable[[Expression], Expression]:
+    """Register an op whose one result is a C expression of its operands.
+
+    The result becomes a new local. A 2/4-bit integer result computes in a
+    byte and is wrapped to its width here, after every op.
+    """
+
+    def register(fn: Expression) -> Expression:
+        def emit_expression(e: Emitter, op: Operation) -> None:
+            args = [e.value(v) for v in op.operands]
+            result = op.results[0]
+            expr = fn(op, args)
+            if sub_byte(result.type) is not None:
+                expr = rounded(result.type, expr)
+            e.define(result, expr)
+
+        for op_type in op_types:
+            add_emitter(op_type, emit_expression)
+        return fn
+
+    return register
+
+
+def _type(op: Operation) -> Attribute:
+    return op.results[0].type
+
+
+@emits(arith.ConstantOp)
+def constant(e: Emitter, op: arith.ConstantOp) -> None:
+    """Nothing to emit: `Emitter.value` writes the literal at each use."""
+    if not isinstance(op.value, FloatAttr | IntegerAttr):
+        raise CodegenError(f"unsupported constant {op.value}")
+
+
+# ---- arithmetic -------------------------------------------------------------------------------
+
+_FLOAT_BINARY = {arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/"}
+_WRAPPING = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*"}
+_BITWISE = {arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^"}
+_SIGNED_DIVISION = {arith.DivSIOp: "/", arith.RemSIOp: "%"}
+_UNSIGNED_DIVISION = {arith.DivUIOp: "/", arith.RemUIOp: "%"}
+_ROUNDED_DIVISION = {arith.FloorDivSIOp: "rung_floordiv", arith.CeilDivSIOp: "rung_ceildiv"}
+_INT_EXTREMA = {arith.MaxSIOp: ">", arith.MaxUIOp: ">", arith.MinSIOp: "<", arith.MinUIOp: "<"}
+_FLOAT_EXTREMA = {arith.MaxnumfOp: "fmax", arith.MinnumfOp: "fmin"}
+_NAN_EXTREMA = {arith.MaximumfOp: ">", arith.MinimumfOp: "<"}
+
+
+@expression(*_FLOAT_BINARY)
+def float_binary(op: Operation, args: list[str]) -> str:
+    return rounded(_type(op), f"{args[0]} {_FLOAT_BINARY[type(op)]} {args[1]}")
+
+
+@expression(*_WRAPPING)
+def wrapping(op: Operation, args: list[str]) -> str:
+    """Index arithmetic is plain `int64_t`; integer arithmetic wraps through unsigned."""
+    t, sym = _type(op), _WRAPPING[type(op)]
+    if isinstance(t, IndexType):
+        return f"{args[0]} {sym} {args[1]}"
+    ut, ct = unsigned_of(t), scalar_type(t)
+    return f"({ct})(({ut}){args[0]} {sym} ({ut}){args[1]})"
+
+
+@expression(*_BITWISE)
+def bitwise(op: Operation, args: list[str]) -> str:
+    return f"({scalar_type(_type(op))})({args[0]} {_BITWISE[type(op)]} {args[1]})"
+
+
+@expression(*_SIGNED_DIVISION)
+def signed_division(op: Operation, args: list[str]) -> str:
+    return f"{args[0]} {_SIGNED_DIVISION[type(op)]} {args[1]}"
+
+
+@expression(*_UNSIGNED_DIVISION)
+def unsigned_division(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    ut = unsigned_of(t)
+    sym = _UNSIGNED_DIVISION[type(op)]
+    return f"({scalar_type(t)})(({ut}){args[0]} {sym} ({ut}){args[1]})"
+
+
+@expression(*_ROUNDED_DIVISION)
+def rounded_division(op: Operation, args: list[str]) -> str:
+    return f"{_ROUNDED_DIVISION[type(op)]}({args[0]}, {args[1]})"
+
+
+@expression(*_INT_EXTREMA)
+def int_extremum(op: Operation, args: list[str]) -> str:
+    a, b = args
+    return f"({a} {_INT_EXTREMA[type(op)]} {b} ? {a} : {b})"
+
+
+@expression(*_FLOAT_EXTREMA)
+def float_extremum(op: Operation, args: list[str]) -> str:
+    """`fmax`/`fmin`: a NaN operand gives the other one."""
+    return f"{libm(_FLOAT_EXTREMA[type(op)], _type(op))}({args[0]}, {args[1]})"
+
+
+@expression(*_NAN_EXTREMA)
+def nan_extremum(op: Operation, args: list[str]) -> str:
+    """`maximumf`/`minimumf`: a NaN operand gives NaN."""
+    a, b = args
+    return f"(({a} != {a} || {a} {_NAN_EXTREMA[type(op)]} {b}) ? {a} : {b})"
+
+
+@expression(arith.NegfOp)
+def negf(op: Operation, args: list[str]) -> str:
+    return f"-{args[0]}"
+
+
+@expression(arith.SelectOp)
+def select(op: Operation, args: list[str]) -> str:
+    return f"{args[0]} ? {args[1]} : {args[2]}"
+
+
+@expression(arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp)
+def shift(op: Operation, args: list[str]) -> str:
+    """Shifts by a negative amount or by the width or more are 0 (the sign for an
+    arithmetic right shift), as numpy and ONNX define them; C leaves them undefined."""
+    t = _type(op)
+    ct, ut = scalar_type(t), unsigned_of(t)
+    width = 64 if isinstance(t, IndexType) else t.width.data  # type: ignore[attr-defined]
+    a, b = args
+    inside = f"(uint64_t){b} < {width}"
+    if isinstance(op, arith.ShLIOp):
+        return f"({inside} ? ({ct})(({ut}){a} << {b}) : ({ct})0)"
+    if isinstance(op, arith.ShRUIOp):
+        return f"({inside} ? ({ct})(({ut}){a} >> {b}) : ({ct})0)"
+    return f"({inside} ? ({ct})({a} >> {b}) : ({ct})({a} < 0 ? -1 : 0))"
+
+
+@expression(kernel.RemFOp)
+def remf(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    return rounded(t, f"{libm('fmod', t)}({args[0]}, {args[1]})")
+
+
+# ---- comparisons ------------------------------------------------------------------------------
+
+_CMPI = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+_CMPF = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+]  # fmt: skip
+_RELATIONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+@expression(arith.CmpiOp)
+def cmpi(op: arith.CmpiOp, args: list[str]) -> str:
+    """Unsigned predicates compare the operands cast to the unsigned type of their width."""
+    pred = _CMPI[op.predicate.value.data]
+    sym = _RELATIONS[pred[1:] if pred[0] in "su" else pred]
+    a, b = args
+    if pred[0] == "u":
+        ut = unsigned_of(op.lhs.type)
+        a, b = f"({ut}){a}", f"({ut}){b}"
+    return f"{a} {sym} {b}"
+
+
+@expression(arith.CmpfOp)
+def cmpf(op: arith.CmpfOp, args: list[str]) -> str:
+    """Ordered predicates are C's comparisons; unordered ones are also true on NaN."""
+    pred = _CMPF[op.predicate.value.data]
+    a, b = args
+    nan = f"({a} != {a} || {b} != {b})"
+    if pred in ("oeq", "ogt", "oge", "olt", "ole"):
+        return f"{a} {_RELATIONS[pred[1:]]} {b}"
+    if pred == "une":
+        return f"{a} != {b}"
+    if pred == "one":
+        return f"({a} < {b} || {a} > {b})"
+    if pred == "uno":
+        return nan
+    if pred == "ord":
+        return f"!{nan}"
+    if pred in ("ueq", "ugt", "uge", "ult", "ule"):
+        return f"({nan} || {a} {_RELATIONS[pred[1:]]} {b})"
+    return "true" if pred == "true" else "false"
+
+
+# ---- conversions ------------------------------------------------------------------------------
+
+
+@expression(
+    arith.IndexCastOp, arith.SIToFPOp, arith.ExtSIOp, arith.TruncIOp, arith.ExtFOp,
+    arith.TruncFOp, arith.FPToSIOp, arith.FPToUIOp, arith.BitcastOp,
+)  # fmt: skip
+def cast(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    if sub_byte(t) is not None and isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+        return f"(int64_t){args[0]}"  # truncated in range; `expression` wraps it
+    return rounded(t, f"({scalar_type(t)}){args[0]}")
+
+
+@expression(arith.UIToFPOp, arith.ExtUIOp)
+def unsigned_cast(op: Operation, args: list[str]) -> str:
+    """The operand is read as unsigned first."""
+    t, src = _type(op), op.operands[0].type
+    return rounded(t, f"({scalar_type(t)})({unsigned_of(src)}){args[0]}")
+
+
+# ---- math -------------------------------------------------------------------------------------
+
+_LIBM = {
+    math.ExpOp: "exp", math.LogOp: "log", math.SqrtOp: "sqrt", math.SinOp: "sin",
+    math.CosOp: "cos", math.TanOp: "tan", math.AsinOp: "asin", math.AcosOp: "acos",
+    math.AtanOp: "atan", math.SinhOp: "sinh", math.CoshOp: "cosh", math.TanhOp: "tanh",
+    math.AsinhOp: "asinh", math.AcoshOp: "acosh", math.AtanhOp: "atanh", math.ErfOp: "erf",
+    math.FloorOp: "floor", math.CeilOp: "ceil", math.AbsFOp: "fabs",
+    math.RoundEvenOp: "nearbyint", math.RoundOp: "round", math.TruncOp: "trunc",
+    math.PowFOp: "pow", math.Atan2Op: "atan2", math.Log2Op: "log2", math.Log10Op: "log10",
+    math.Log1pOp: "log1p", math.ExpM1Op: "expm1", math.Exp2Op: "exp2", math.CbrtOp: "cbrt",
+    math.FmaOp: "fma", math.CopySignOp: "copysign",
+}  # fmt: skip
+"""math ops that are one libm call of the same operands (`expf`, `exp` for f64)."""
+
+
+@expression(*_LIBM)
+def libm_call(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    return rounded(t, f"{libm(_LIBM[type(op)], t)}({', '.join(args)})")
+
+
+@expression(math.RsqrtOp)
+def rsqrt(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    one = "1.0" if isinstance(t, Float64Type) else "1.0f"
+    return rounded(t, f"{one} / {libm('sqrt', t)}({args[0]})")
+
+
+@expression(math.AbsIOp)
+def absi(op: Operation, args: list[str]) -> str:
+    return f"({scalar_type(_type(op))})({args[0]} < 0 ? -{args[0]} : {args[0]})"
+
+
+@expression(math.IPowIOp)
+def ipowi(op: Operation, args: list[str]) -> str:
+    return f"({scalar_type(_type(op))})rung_ipow((int64_t){args[0]}, (int64_t){args[1]})"
+
+
+@expression(math.FPowIOp)
+def fpowi(op: Operation, args: list[str]) -> str:
+    t = _type(op)
+    return rounded(t, f"{libm('pow', t)}({args[0]}, {args[1]})")
