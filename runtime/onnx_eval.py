@@ -1,7 +1,7 @@
 """The onnx level's reference execution: each op of an onnx-dialect module, run by onnx.reference.
 
 `OnnxEvaluator` walks the main `func.func` op by op. Each op is written back as
-an ONNX node (`rung.runtime.onnx_export`) inside a one-node model at the
+an ONNX node (`rung.importers.onnx.export`) inside a one-node model at the
 module's opsets, and run by `onnx.reference.ReferenceEvaluator`. Evaluators are
 cached by the one-node model's bytes, so identical ops (same attributes and
 input types) share one.
@@ -34,9 +34,7 @@ from xdsl.ir import Operation, SSAValue
 
 from rung.dialects.onnx.generated_ops import ConstantOp
 from rung.errors import RungError
-
-from .levels import EvaluationError, UnsupportedOpError
-from .onnx_export import (
+from rung.importers.onnx.export import (
     GraphExporter,
     check_onnx_module,
     constant_array,
@@ -49,6 +47,8 @@ from .onnx_export import (
     opset_protos,
     value_info,
 )
+
+from .levels import EvaluationError, UnsupportedOpError
 
 OpCallback = Callable[[Operation, list[object], list[object]], None]
 """Called after each top-level op with its inputs and outputs (None where absent)."""

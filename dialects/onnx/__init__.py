@@ -1,8 +1,10 @@
 """The onnx dialect: one op per ONNX op (ai.onnx and ai.onnx.ml), at its latest version.
 
 The op classes are generated (`generated_ops.py`); syntax, verifiers and
-attribute defaults are hand-written in `base.py`, types in `types.py`, and the
-ops no schema describes (`onnx.Yield`, `onnx.Custom`) in `extras.py`.
+attribute defaults are hand-written in `base.py`, types in `types.py`, the
+terminator of graph-attribute regions (`onnx.Yield`) in `regions.py`, and
+`onnx.Custom`, the op for nodes of domains the dialect does not model, in
+`extras.py`.
 """
 
 from xdsl.ir import Dialect

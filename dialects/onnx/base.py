@@ -44,6 +44,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from .dtypes import is_checkable, type_string
+from .regions import verify_graph_region
 from .types import SparseTensorAttr, StringTensorAttr
 
 SEGMENT_PROPERTIES = ("operandSegmentSizes", "resultSegmentSizes")
@@ -374,17 +375,6 @@ class OnnxOp(IRDLOperation):
                 raise VerifyException(
                     f"{self.name}: attribute '{info.name}' must be an ONNX {info.kind}, got {attr}"
                 )
-
-
-def verify_graph_region(op: IRDLOperation, name: str, region: Region) -> None:
-    """A graph attribute is one block that ends in `onnx.Yield`."""
-    from .extras import YieldOp
-
-    if len(region.blocks) != 1:
-        raise VerifyException(f"{op.name}: graph '{name}' must have exactly one block")
-    last = region.block.last_op
-    if not isinstance(last, YieldOp):
-        raise VerifyException(f"{op.name}: graph '{name}' must end with onnx.Yield")
 
 
 # ---- shared syntax helpers (also used by onnx.Custom) ----------------------

@@ -1,7 +1,8 @@
 """Hand-written onnx-dialect ops that no ONNX schema describes.
 
 - `onnx.Yield` ends the region of a graph attribute (If, Loop, Scan, …) and
-  returns the graph's outputs.
+  returns the graph's outputs; it is defined in `regions.py`, beside the
+  check every graph attribute passes, and listed here with the other extras.
 - `onnx.Custom` holds a node of any domain the dialect does not model
   (`com.microsoft`, custom domains, preview domains), so such nodes are never
   dropped: users can write patterns that match on its domain and op type.
@@ -18,57 +19,16 @@ from xdsl.irdl import (
     irdl_op_definition,
     opt_prop_def,
     prop_def,
-    traits_def,
     var_operand_def,
     var_region_def,
     var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from .base import _trim, parse_signature, print_location, print_signature, verify_graph_region
-
-
-@irdl_op_definition
-class YieldOp(IRDLOperation):
-    """Returns the outputs of a graph attribute's region, in ONNX order."""
-
-    name = "onnx.Yield"
-
-    values = var_operand_def()
-
-    traits = traits_def(IsTerminator(), Pure())
-
-    def __init__(self, values: Sequence[SSAValue]) -> None:
-        super().__init__(operands=[values])
-
-    def print(self, printer: Printer) -> None:
-        if self.values:
-            printer.print_string(" ")
-            printer.print_list(self.values, printer.print_ssa_value)
-            printer.print_string(" : ")
-            printer.print_list([v.type for v in self.values], printer.print_attribute)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> YieldOp:
-        names = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-        )
-        values: list[SSAValue] = []
-        if names:
-            parser.parse_punctuation(":")
-            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-            if len(types) != len(names):
-                parser.raise_error(f"onnx.Yield: {len(names)} values but {len(types)} types")
-            values = parser.resolve_operands(names, types, parser.pos)
-        op = cls(values)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
+from .base import _trim, parse_signature, print_location, print_signature
+from .regions import YieldOp, verify_graph_region
 
 
 @irdl_op_definition

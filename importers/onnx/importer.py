@@ -36,7 +36,16 @@ from rung.dialects.onnx.generated_ops import ConstantOp
 from rung.dialects.resources import store_of
 from rung.errors import RungError
 
-from . import convert, loader
+from .convert import attribute, dim_params, mlir_type, tensor_attr
+from .loader import (
+    LoadedModel,
+    check,
+    infer_shapes,
+    inline_functions,
+    load,
+    read_external_data,
+    validate_external_data,
+)
 
 MODELED_DOMAINS = {"": "", "ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml"}
 
@@ -73,18 +82,18 @@ def import_model(
     canonical (latest) opset unless `upgrade` is False.
     """
     if isinstance(model, ModelProto):
-        loaded = loader.LoadedModel(model, "<model>", Path(base_dir) if base_dir else None)
+        loaded = LoadedModel(model, "<model>", Path(base_dir) if base_dir else None)
     else:
-        loaded = loader.load(model)
+        loaded = load(model)
     return import_loaded(loaded, upgrade=upgrade)
 
 
-def import_loaded(loaded: loader.LoadedModel, *, upgrade: bool = True) -> ModuleOp:
+def import_loaded(loaded: LoadedModel, *, upgrade: bool = True) -> ModuleOp:
     model = loaded.model
     source = loaded.source
-    model = loader.inline_functions(model)
-    loader.validate_external_data(model, loaded.base_dir, source)
-    loader.check(model, source)
+    model = inline_functions(model)
+    validate_external_data(model, loaded.base_dir, source)
+    check(model, source)
     original = {domain_key(o.domain): o.version for o in model.opset_import}
     if upgrade:
         from .upgrade import upgrade_model
@@ -93,7 +102,7 @@ def import_loaded(loaded: loader.LoadedModel, *, upgrade: bool = True) -> Module
             model, _ = upgrade_model(model)
         except RungError as err:
             raise RungError(f"'{source}': {err.message}", location=err.location) from None
-    model = loader.infer_shapes(model, source)
+    model = infer_shapes(model, source)
     return GraphImporter(model, loaded, original).run()
 
 
@@ -125,9 +134,7 @@ class _Scope:
 class GraphImporter:
     """Turns one ModelProto into a module; one instance per import."""
 
-    def __init__(
-        self, model: ModelProto, loaded: loader.LoadedModel, original: dict[str, int]
-    ) -> None:
+    def __init__(self, model: ModelProto, loaded: LoadedModel, original: dict[str, int]) -> None:
         self.model = model
         self.loaded = loaded
         self.source = loaded.source
@@ -193,7 +200,7 @@ class GraphImporter:
 
     def io_attrs(self, vi: ValueInfoProto) -> DictionaryAttr:
         attrs: dict[str, Attribute] = {"onnx.name": StringAttr(vi.name)}
-        params = convert.dim_params(vi.type)
+        params = dim_params(vi.type)
         if any(params):
             attrs["onnx.dim_params"] = ArrayAttr([StringAttr(p) for p in params])
         return DictionaryAttr(attrs)
@@ -207,7 +214,7 @@ class GraphImporter:
 
     def value_type(self, tp: TypeProto | None, where: str) -> Attribute:
         try:
-            return convert.mlir_type(tp, where)
+            return mlir_type(tp, where)
         except RungError as err:
             raise RungError(f"'{self.source}': {err.message}") from None
 
@@ -221,12 +228,12 @@ class GraphImporter:
         return self.store.add(hint, data)
 
     def read_external(self, tensor: TensorProto) -> bytes:
-        return loader.read_external_data(tensor, self.loaded.base_dir, self.source)
+        return read_external_data(tensor, self.loaded.base_dir, self.source)
 
     def import_initializers(self, graph: GraphProto, scope: _Scope, block: Block) -> None:
         for tensor in graph.initializer:
             where = f"'{self.source}': initializer '{tensor.name}'"
-            value = convert.tensor_attr(tensor, where, self.blob, self.read_external)
+            value = tensor_attr(tensor, where, self.blob, self.read_external)
             op = ConstantOp.build(
                 result_types=[value.type],  # type: ignore[attr-defined]
                 properties={"value": value},
@@ -280,7 +287,7 @@ class GraphImporter:
             elif attr.type == attr.GRAPHS:
                 raise RungError(f"{where}: attribute '{attr.name}' holds a list of graphs")
             else:
-                attributes[attr.name] = convert.attribute(
+                attributes[attr.name] = attribute(
                     attr, f"{where} attribute '{attr.name}'", self.blob, self.read_external
                 )
         domain = MODELED_DOMAINS.get(node.domain)

@@ -18,11 +18,10 @@ Two things make many more models lower than hand-written patterns alone:
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import onnx
-from onnx import FunctionProto, ModelProto, NodeProto, TypeProto, helper, numpy_helper
+from onnx import FunctionProto, NodeProto
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseResourceAttr,
@@ -45,74 +44,11 @@ from rung.errors import RungError
 
 from .builder import constant_array, is_static
 
+if TYPE_CHECKING:
+    from rung.importers.onnx.reinfer import NodeModel
+
 EXPAND_DOMAIN = "rung.expand"
 """The private domain the expanded function is called through while it is inlined."""
-
-
-def _opsets(op: OnnxOp) -> dict[str, int]:
-    opsets = {"": OPSET_VERSIONS[""]}
-    domain = op.SCHEMA.domain
-    opsets[domain] = OPSET_VERSIONS.get(domain, op.SCHEMA.version)
-    return opsets
-
-
-class _NodeGraph:
-    """One onnx op as a NodeProto, its operands named `in0, in1, ...`.
-
-    Operands whose value is a (folded) constant become initializers, so that
-    ONNX's inference and data propagation see their contents.
-    """
-
-    def __init__(self, op: OnnxOp, *, with_constants: bool = True) -> None:
-        from rung.runtime.onnx_export import GraphExporter, type_proto, value_info
-
-        self.op = op
-        self.names: dict[SSAValue, str] = {}
-        self.inputs: list[onnx.ValueInfoProto] = []
-        self.initializers: list[onnx.TensorProto] = []
-        self.input_types: list[TypeProto] = []
-        for value in op.onnx_inputs():
-            if value is None or value in self.names:
-                self.input_types.append(TypeProto())
-                continue
-            name = f"in{len(self.names)}"
-            self.names[value] = name
-            tp = type_proto(value.type)
-            self.input_types.append(tp if tp is not None else TypeProto())
-            array = constant_array(value) if with_constants else None
-            if array is not None and array.dtype != object:
-                self.initializers.append(numpy_helper.from_array(array, name))
-            else:
-                self.inputs.append(value_info(name, value.type))
-        counter = itertools.count()
-
-        def namer(value: SSAValue) -> str:
-            if value not in self.names:
-                self.names[value] = f"out{next(counter)}"
-            return self.names[value]
-
-        self.node: NodeProto = GraphExporter(owning_module(op), namer).node(op)
-
-    def model(self, extra_functions: Sequence[FunctionProto] = ()) -> ModelProto:
-        from rung.runtime.onnx_export import value_info
-
-        outputs = [
-            value_info(self.names[v], v.type) for v in self.op.onnx_outputs() if v is not None
-        ]
-        graph = helper.make_graph(
-            [self.node], "node", self.inputs, outputs, initializer=self.initializers
-        )
-        opsets = _opsets(self.op)
-        for fn in extra_functions:
-            # The checker wants a function's opsets to be the model's.
-            opsets.update({o.domain: o.version for o in fn.opset_import})
-            opsets[fn.domain] = 1
-        model = helper.make_model(
-            graph,
-            opset_imports=[helper.make_opsetid(d, v) for d, v in sorted(opsets.items())],
-            functions=list(extra_functions),
-        )
-        return model
 
 
 # ---- shape refinement ----------------------------------------------------------
@@ -144,22 +80,11 @@ def refine_result_types(op: OnnxOp) -> None:
     Only refinements are taken: an inferred type that contradicts the declared
     one is ignored (the handler then sees the declared type and decides).
     """
-    from rung.importers.onnx.convert import mlir_type
+    from rung.importers.onnx.reinfer import infer_result_types
 
-    try:
-        node = _NodeGraph(op)
-        inferred = onnx.shape_inference.infer_shapes(
-            node.model(), check_type=False, strict_mode=False, data_prop=True
-        )
-    except Exception:  # noqa: BLE001  (refinement is best effort)
-        return
-    types = {vi.name: vi.type for vi in (*inferred.graph.output, *inferred.graph.value_info)}
-    for result, name in zip(op.onnx_outputs(), node.node.output, strict=False):
-        if result is None or name not in types:
-            continue
-        try:
-            new = mlir_type(types[name], name)
-        except RungError:
+    inferred = infer_result_types(op, constant_array)
+    for result, new in zip(op.onnx_outputs(), inferred, strict=True):
+        if result is None or new is None:
             continue
         better = _refined(result.type, new)
         if better is not None:
@@ -201,7 +126,9 @@ def function_body(op: OnnxOp) -> FunctionProto | None:
         return schema.function_body
     if not schema.has_context_dependent_function:
         return None
-    node = _NodeGraph(op, with_constants=False)
+    from rung.importers.onnx.reinfer import NodeModel
+
+    node = NodeModel(op)
     present = [t for v, t in zip(op.onnx_inputs(), node.input_types, strict=True) if v is not None]
     if any(t.WhichOneof("value") is None for t in present):
         return None  # ONNX cannot build the body for inputs of unknown (or core-only) type
@@ -227,26 +154,27 @@ def _with_defaults(node: NodeProto, op: OnnxOp) -> None:
             node.attribute.append(attr.default_value)
 
 
-def expanded_module(op: OnnxOp) -> tuple[ModuleOp, _NodeGraph] | None:
+def expanded_module(op: OnnxOp) -> tuple[ModuleOp, NodeModel] | None:
     """The function body of `op` imported as an onnx-dialect module, or None.
 
     Operands with constant values go in as initializers, so the body's shapes
     are inferred from them; the module holds them as `onnx.Constant` ops named
     after the operand, which the caller maps back to the operands themselves.
     """
+    from rung.importers.onnx import import_model
+    from rung.importers.onnx.reinfer import NodeModel
+
     fn = function_body(op)
     if fn is None:
         return None
     fn = FunctionProto.FromString(fn.SerializeToString())
     fn.domain = EXPAND_DOMAIN
     fn.name = op.SCHEMA.op_type
-    node = _NodeGraph(op)
+    node = NodeModel(op, constant_array)
     node.node.domain = EXPAND_DOMAIN
     node.node.op_type = fn.name
     _with_defaults(node.node, op)
     model = node.model([fn])
-    from rung.importers.onnx import import_model
-
     try:
         module = import_model(model)
     except RungError:

@@ -12,14 +12,14 @@ from onnx_cases import node_cases
 from rung.dialects import parse_module, print_module
 from rung.errors import RungError
 from rung.importers.onnx import import_model
-from rung.runtime.conformance import main_op
-from rung.runtime.onnx_export import (
+from rung.importers.onnx.export import (
     attribute_proto,
     module_to_model,
     ort_type_string,
     tensor_proto,
     type_proto,
 )
+from rung.runtime.conformance import main_op
 
 
 def sample_cases(count: int = 100) -> list[str]:

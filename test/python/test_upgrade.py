@@ -29,7 +29,11 @@ from onnx.reference import ReferenceEvaluator
 
 from rung.errors import RungError
 from rung.importers.onnx import upgrade as upgrade_mod
+from rung.importers.onnx.upgrade import context as upgrade_context
 from rung.importers.onnx.upgrade import upgrade_model
+from rung.importers.onnx.upgrade.compatible import COMPATIBLE
+from rung.importers.onnx.upgrade.history import canon_domain, schema_histories
+from rung.importers.onnx.upgrade.registry import RULES
 
 LATEST = onnx.defs.onnx_opset_version()
 LATEST_ML = max(
@@ -806,7 +810,7 @@ def test_legacy_broadcast(
     if not ranks_known:
         # Type inference is how the rules learn ranks; without it they must fall
         # back to reshaping B at run time.
-        monkeypatch.setattr(upgrade_mod, "_infer_types", lambda _model: {})
+        monkeypatch.setattr(upgrade_context, "_infer_types", lambda _model: {})
     expected = _legacy_broadcast_np(op, feeds["a"], feeds["b"], axis)
     up = check(m, feeds, [expected], rtol=1e-5)
     node = next(n for n in up.graph.node if n.op_type == op)
@@ -1507,13 +1511,13 @@ def test_every_transition_is_reviewed() -> None:
     """Every version change in onnx's schema history has a rule or is marked compatible,
     and nothing is both."""
     missing, both = [], []
-    for schema_domain, ops in upgrade_mod._histories().items():
-        compatible = upgrade_mod._COMPATIBLE[schema_domain]
+    for schema_domain, ops in schema_histories().items():
+        compatible = COMPATIBLE[schema_domain]
         for op, hist in ops.items():
             for v in hist.versions:
                 if v == hist.versions[-1] and hist.removed is None:
                     continue
-                has_rule = (schema_domain, op, v) in upgrade_mod._RULES
+                has_rule = (schema_domain, op, v) in RULES
                 is_compatible = v in compatible.get(op, ())
                 if has_rule and is_compatible:
                     both.append((op, v))
@@ -1528,13 +1532,13 @@ def test_every_transition_is_reviewed() -> None:
 
 
 def test_compatible_transitions_keep_the_signature() -> None:
-    """A cheap guard on `_COMPATIBLE`: no attribute or input a node could use vanishes."""
+    """A cheap guard on `COMPATIBLE`: no attribute or input a node could use vanishes."""
     by_op: dict = {}
     for s in onnx.defs.get_all_schemas_with_history():
         by_op[(s.domain, s.name, s.since_version)] = s
-    for schema_domain, ops in upgrade_mod._COMPATIBLE.items():
+    for schema_domain, ops in COMPATIBLE.items():
         for op, versions in ops.items():
-            hist = upgrade_mod._histories()[schema_domain][op]
+            hist = schema_histories()[schema_domain][op]
             for v in versions:
                 old = by_op[(schema_domain, op, v)]
                 new = by_op[(schema_domain, op, hist.after(v, 10**9))]
@@ -1606,13 +1610,13 @@ def test_light_models_present() -> None:
 def test_light_model(path: str, file: str, monkeypatch: pytest.MonkeyPatch) -> None:
     model = onnx.load(file)
     results = []
-    real = upgrade_mod._try_converter
+    real = upgrade_mod.try_converter
 
     def spy(*args: object) -> onnx.ModelProto | None:
         results.append(real(*args))
         return results[-1]
 
-    monkeypatch.setattr(upgrade_mod, "_try_converter", spy)
+    monkeypatch.setattr(upgrade_mod, "try_converter", spy)
     start = time.perf_counter()
     upgraded, opsets = upgrade_model(model)
     elapsed = time.perf_counter() - start
@@ -1724,15 +1728,15 @@ def _compare_case_outputs(got: list, expected: list, rtol: float, atol: float) -
 def _hits_a_rule(model: onnx.ModelProto) -> bool:
     """Whether upgrading `model` takes some node through one of our rules (not only
     through transitions that are compatible)."""
-    opsets = {upgrade_mod._canon(o.domain): o.version for o in model.opset_import}
+    opsets = {canon_domain(o.domain): o.version for o in model.opset_import}
     for node in all_nodes(model.graph):
-        domain = upgrade_mod._canon(node.domain)
-        hist = upgrade_mod._histories().get(domain, {}).get(node.op_type)
+        domain = canon_domain(node.domain)
+        hist = schema_histories().get(domain, {}).get(node.op_type)
         if domain not in opsets or hist is None:
             continue
         version = hist.at(opsets[domain])
         while version is not None:
-            if (domain, node.op_type, version) in upgrade_mod._RULES:
+            if (domain, node.op_type, version) in RULES:
                 return True
             version = hist.after(version, LATEST)
     return False

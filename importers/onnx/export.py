@@ -1,9 +1,11 @@
 """Writing onnx-dialect IR back as ONNX protos: types, tensors, attributes, nodes, models.
 
-This is the importer run backwards, and the bridge to ONNX's own tools: the
-onnx-level evaluator turns each op into a NodeProto for `onnx.reference`, and
-`module_to_model` rebuilds a whole ModelProto (for onnx.checker, onnxruntime,
-or to compare with the model a module came from).
+This is the importer run backwards (`convert` reads protos into the dialect;
+this module writes them again), and the bridge to ONNX's own tools: shape
+inference re-run on a single op (`reinfer`), the onnx-level evaluator that
+turns each op into a NodeProto for `onnx.reference`, and `module_to_model`,
+which rebuilds a whole ModelProto (for onnx.checker, onnxruntime, or to
+compare with the model a module came from).
 
 - `numpy_dtype` / `onnx_element_type`: MLIR element type → numpy dtype / ONNX code.
 - `type_proto`: MLIR type → TypeProto (tensors, `!onnx.seq`, `!onnx.opt`, `!onnx.map`).
@@ -656,6 +658,7 @@ __all__ = [
     "check_onnx_module",
     "constant_array",
     "element_name",
+    "io_dim_params",
     "io_names",
     "main_function",
     "module_opsets",
@@ -664,6 +667,7 @@ __all__ = [
     "onnx_element_type",
     "op_domain_type",
     "op_label",
+    "opset_protos",
     "ort_type_string",
     "tensor_proto",
     "type_proto",
