@@ -4,6 +4,7 @@ from rung.runtime.levels import pipeline_lowering, register_level
 
 register_level(
     "core",
+    from_level="onnx",
     lowering=pipeline_lowering("lower-to-core"),
     evaluator="rung.dialects.core_eval:evaluate",
     description="onnx → core lowering, run by the core dialect's numpy interpreter",

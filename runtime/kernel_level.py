@@ -4,9 +4,9 @@ from rung.runtime.levels import pipeline_lowering, register_level
 
 register_level(
     "kernel",
-    lowering=pipeline_lowering("lower-to-kernel"),
+    from_level="core",
+    lowering=pipeline_lowering("core-to-kernel"),
     evaluator="rung.runtime.native:evaluate",
     description="onnx → core → kernel, compiled to C by the system C compiler and run natively",
     dialect="kernel",
-    from_dialects={"core": pipeline_lowering("core-to-kernel")},
 )

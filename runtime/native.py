@@ -47,7 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from rung.errors import RungError
 
-from .levels import EvaluationError, UnsupportedOpError
+from .levels import EvaluationError, lower
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -645,55 +645,6 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _dialects(module: ModuleOp) -> set[str]:
-    return {op.name.split(".", 1)[0] for op in module.walk()} - {"builtin", "func"}
-
-
-def _lower(module: ModuleOp, where: str, timings: dict[str, float]) -> ModuleOp:
-    """Lower a module of any level to kernel, timing the core and kernel halves apart."""
-    from xdsl.utils.exceptions import DiagnosticException, PassFailedException
-
-    from rung.dialects import context
-    from rung.lowering.pipelines import default_registry
-
-    from .onnx_export import check_onnx_module
-
-    dialects = _dialects(module)
-    registry = default_registry()
-    full = registry.pipelines["lower-to-kernel"].text
-    head, _, rest = full.partition(",")
-    steps: list[tuple[str, str]] = []
-    if "kernel" in dialects:
-        if dialects & {"onnx", "core"}:
-            others = ", ".join(sorted(dialects & {"onnx", "core"}))
-            raise RungError(f"{where} mixes kernel ops with {others} ops")
-    elif "core" in dialects and "onnx" not in dialects:
-        steps = [("lower-to-kernel", rest if head == "lower-to-core" else full)]
-    else:
-        try:
-            check_onnx_module(module, where)
-        except RungError as err:
-            raise RungError(f"{err.message}; give onnx-, core- or kernel-dialect IR") from None
-        if head == "lower-to-core" and rest:
-            steps = [("lower-to-core", head), ("lower-to-kernel", rest)]
-        else:
-            steps = [("lower-to-kernel", full)]
-    timings["lower-to-core"] = 0.0
-    timings["lower-to-kernel"] = 0.0
-    for stage, text in steps:
-        start = time.perf_counter()
-        try:
-            registry.build(text).apply(context(), module)
-        except RungError:
-            raise
-        except PassFailedException as err:
-            raise UnsupportedOpError(f"cannot lower {where} to level 'kernel': {err}") from None
-        except DiagnosticException as err:
-            raise RungError(f"cannot lower {where} to level 'kernel': {err}") from None
-        timings[stage] = time.perf_counter() - start
-    return module
-
-
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -732,15 +683,9 @@ def compile_model(
 
     start = time.perf_counter()
     module = load_module(model)
-    if isinstance(model, ModuleOp):
-        from rung.dialects.resources import store_of
-
-        copy = model.clone()  # lowering works in place: leave the caller's module alone
-        store_of(copy).blobs.update(store_of(model).blobs)
-        store_of(copy).alignment.update(store_of(model).alignment)
-        module = copy
     timings["import"] = time.perf_counter() - start
-    module = _lower(module, where, timings)
+    # Lowering works in place: a module the caller gave is lowered as a copy.
+    module = lower(module, "kernel", where=where, timings=timings, copy=isinstance(model, ModuleOp))
 
     from rung.lowering.kernel_to_c import generate_c
 

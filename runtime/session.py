@@ -6,9 +6,10 @@
     outputs = sess.run(None, {"x": x})            # list of arrays, in output order
     sess.get_inputs()[0].name, .shape, .type      # like onnxruntime's NodeArg
 
-The model (a ModelProto, a path to `.onnx` / `.onnxtxt` / `.mlir`, or an
-onnx-dialect ModuleOp) is imported into the onnx dialect, lowered with the
-level's lowering and run by the level's evaluator (see `rung.runtime.levels`).
+The model (a ModelProto, a path to `.onnx` / `.onnxtxt` / `.mlir`, or a
+ModuleOp) is imported into the onnx dialect (IR of a lower level is taken as
+it is), lowered to the level by `rung.runtime.levels.lower` and run by the
+level's evaluator.
 Inputs are checked against the model's declared types before anything runs.
 """
 
@@ -26,7 +27,7 @@ from xdsl.ir import Attribute
 
 from rung.errors import RungError
 
-from .levels import Level, UnsupportedOpError, get_level
+from .levels import Level, get_level, lower
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class NodeArg:
 
 
 def _node_arg(name: str, type: Attribute, dim_params: Sequence[str]) -> NodeArg:
-    from .onnx_export import ort_type_string
+    from rung.importers.onnx.export import ort_type_string
 
     return NodeArg(name, _ort_shape(type, dim_params), ort_type_string(type), type)
 
@@ -101,16 +102,6 @@ def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp) -> Module
     return import_model(path)
 
 
-def _dialects(module: ModuleOp) -> set[str]:
-    """The dialects of the module's ops, other than builtin and func."""
-    found = set()
-    for op in module.walk():
-        prefix = op.name.split(".", 1)[0]
-        if prefix not in ("builtin", "func"):
-            found.add(prefix)
-    return found
-
-
 class InferenceSession:
     """Runs a model at one level: `kernel` (compiled C, the default), `core` or `onnx`.
 
@@ -122,21 +113,12 @@ class InferenceSession:
         model: ModelProto | str | os.PathLike[str] | ModuleOp,
         level: str = "kernel",
     ) -> None:
-        from .onnx_export import io_dim_params, io_names, main_function
+        from rung.importers.onnx.export import io_dim_params, io_names, main_function
 
         self.level: Level = get_level(level)
         source = model if isinstance(model, str | os.PathLike) else None
         where = f"'{source}'" if source is not None else "the model"
         module = load_module(model)
-        if isinstance(model, ModuleOp) and self.level.lowering is not None:
-            from rung.dialects.resources import store_of
-
-            # A lowering may change the module: it gets the session's own copy,
-            # and the blobs travel with it.
-            copy = model.clone()
-            store_of(copy).blobs.update(store_of(model).blobs)
-            store_of(copy).alignment.update(store_of(model).alignment)
-            module = copy
         func = main_function(module)
         in_names, out_names = io_names(func)
         self._inputs = [
@@ -150,51 +132,8 @@ class InferenceSession:
             )
         ]
         self.source_module = module
-        self.module = self._lower(module, where)
-
-    def _lower(self, module: ModuleOp, where: str) -> ModuleOp:
-        from .onnx_export import check_onnx_module
-
-        level = self.level
-        dialects = _dialects(module)
-        if level.dialect is not None and level.dialect != "onnx" and level.dialect in dialects:
-            if "onnx" in dialects:
-                raise RungError(
-                    f"{where} mixes onnx and {level.dialect} ops; give an onnx-dialect "
-                    f"module or one fully lowered to level '{level.name}'"
-                )
-            return module  # already at this level
-        partial = [d for d in dialects if level.lowering_from(d) is not None]
-        if partial and "onnx" not in dialects:
-            return self._run_lowering(level.lowering_from(partial[0]), module, where)
-        try:
-            check_onnx_module(module, where)
-        except RungError as err:
-            known = sorted(dialects - {"onnx"})
-            hint = f" (its ops are of dialect {', '.join(known)})" if known else ""
-            raise RungError(
-                f"{err.message}{hint}; level '{level.name}' needs onnx-dialect IR"
-            ) from None
-        return self._run_lowering(level.lowering, module, where)
-
-    def _run_lowering(self, lowering: object, module: ModuleOp, where: str) -> ModuleOp:
-        """Apply a lowering, turning pass failures into clear errors."""
-        from xdsl.utils.exceptions import DiagnosticException, PassFailedException
-
-        level = self.level
-        if lowering is None:
-            return module
-        try:
-            lowered = lowering(module)  # type: ignore[operator]
-        except RungError:
-            raise
-        except PassFailedException as err:
-            raise UnsupportedOpError(
-                f"cannot lower {where} to level '{level.name}': {err}"
-            ) from None
-        except DiagnosticException as err:
-            raise RungError(f"cannot lower {where} to level '{level.name}': {err}") from None
-        return lowered
+        # Lowering works in place: a module the caller gave is lowered as a copy.
+        self.module = lower(module, self.level, where=where, copy=isinstance(model, ModuleOp))
 
     def get_inputs(self) -> list[NodeArg]:
         return list(self._inputs)
@@ -284,8 +223,7 @@ def check_value(arg: NodeArg, value: object) -> object:
             f"input '{arg.name}': expected a numpy array of {arg.type}, got {type_name(value)}"
         )
     from rung.dialects.onnx import StringType
-
-    from .onnx_export import numpy_dtype
+    from rung.importers.onnx.export import numpy_dtype
 
     if isinstance(type.element_type, StringType):
         if value.dtype.kind not in "OUS":
@@ -417,8 +355,7 @@ def _random_array(
     element: Attribute, shape: tuple[int, ...], rng: np.random.Generator
 ) -> np.ndarray:
     from rung.dialects.onnx import StringType
-
-    from .onnx_export import numpy_dtype
+    from rung.importers.onnx.export import numpy_dtype
 
     if isinstance(element, StringType):
         words = np.array(["alpha", "beta", "gamma", "delta", "rung"], dtype=object)

@@ -180,7 +180,7 @@ def test_models_at_every_level(level: str, model_file: Path, tmp_path: Path) -> 
     """`.onnxtxt`, and `.mlir` of the onnx, core or kernel dialect, compile alike."""
     from rung.dialects import print_module
     from rung.importers.onnx import import_model
-    from rung.runtime.levels import pipeline_lowering
+    from rung.runtime.levels import lower
 
     if level == "onnxtxt":
         path = tmp_path / "net.onnxtxt"
@@ -188,8 +188,7 @@ def test_models_at_every_level(level: str, model_file: Path, tmp_path: Path) -> 
     else:
         module = import_model(model_file)
         if level != "onnx-mlir":
-            pipeline = "lower-to-core" if level == "core-mlir" else "lower-to-kernel"
-            module = pipeline_lowering(pipeline)(module)
+            module = lower(module, "core" if level == "core-mlir" else "kernel")
         path = tmp_path / "net.mlir"
         path.write_text(print_module(module))
     result = compile_model(path, tmp_path / "out")
