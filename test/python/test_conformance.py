@@ -40,7 +40,7 @@ def _raise(module: object, inputs: list[object]) -> list[object]:
 
 
 def _sleep(module: object, inputs: list[object]) -> list[object]:
-    time.sleep(60)
+    time.sleep(600)  # far beyond the 2 s limit: only the timeout ends it
     return []
 
 
@@ -271,7 +271,7 @@ def test_broken_levels_are_reported_and_do_not_stop_the_run(tmp_path: Path) -> N
     md = (tmp_path / "out.md").read_text()
     assert "| Abs | 1/1 | 0/1 | 0/1 | 0/1 | 0/1 | 0/1 |" in md
     assert "`test_abs` (fake-wrong: numeric mismatch: output 'y'" in md
-    assert elapsed < 40
+    assert elapsed < 300  # the sleeping evaluator was stopped, not waited for
 
 
 def test_cli_errors(tmp_path: Path) -> None:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 
-from rung.dialects import parse_module
-from rung.dialects.core_eval import evaluate
+from rung.dialects import core, parse_module
+from rung.dialects.core_eval import HANDLERS, CoreInterpreter, evaluate
+from rung.errors import UnsupportedOpError
 
 RNG = np.random.default_rng(7)
 
@@ -40,7 +44,14 @@ def ort_ref(op_type: str, inputs: list[np.ndarray], **attrs: object) -> np.ndarr
 
 
 def t(a: np.ndarray) -> str:
-    el = {np.float32: "f32", np.int64: "i64", np.bool_: "i1", np.int32: "i32"}[a.dtype.type]
+    el = {
+        np.float32: "f32",
+        np.float16: "f16",
+        ml_dtypes.bfloat16: "bf16",
+        np.int64: "i64",
+        np.bool_: "i1",
+        np.int32: "i32",
+    }[a.dtype.type]
     return "tensor<" + "".join(f"{d}x" for d in a.shape) + el + ">"
 
 
@@ -187,3 +198,69 @@ def test_sort_cumulative_and_arg_reduce() -> None:
     text = "core.arg_reduce max({args}) {{axis = 1 : i64, last = 1 : i64}} : ({types}) -> tensor<2xi64>"
     expected = onnx_ref("ArgMax", [x], axis=1, keepdims=0, select_last_index=1)
     np.testing.assert_array_equal(run_core(text, [x], "tensor<2xi64>"), expected)
+
+
+def test_every_core_op_but_yield_has_semantics() -> None:
+    missing = [cls.name for cls in core.CORE_OPS if cls not in HANDLERS]
+    assert missing == ["core.yield"]
+
+
+def test_an_op_without_semantics_is_named_in_the_error() -> None:
+    op = arith.ConstantOp(IntegerAttr(1, i64))
+    with pytest.raises(UnsupportedOpError, match="arith.constant"):
+        CoreInterpreter(ModuleOp([])).eval(op, {})
+
+
+@pytest.mark.parametrize(("dtype", "el"), [(np.float16, "f16"), (ml_dtypes.bfloat16, "bf16")])
+def test_half_sums_accumulate_in_f32(dtype: type, el: str) -> None:
+    """Summed in f16, 5000 ones stop at 2048 (in bf16 at 256): each 1 is under half an ulp."""
+    x = np.ones((5000, 2), dtype=dtype)
+    text = "core.reduce sum({args}) {{axes = array<i64: 0>}} : ({types}) -> {result}"
+    got = run_core(text, [x], f"tensor<2x{el}>")
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.full(2, 5000, dtype=dtype))
+    ones = np.ones((1, 5000), dtype=dtype)
+    text = f"core.matmul({{args}}) {{{{acc = {el}}}}} : ({{types}}) -> {{result}}"
+    got = run_core(text, [ones, ones.T.copy()], f"tensor<1x1x{el}>")
+    np.testing.assert_array_equal(got, np.full((1, 1), 5000, dtype=dtype))
+    x = np.ones((1, 1, 5000, 2), dtype=dtype)
+    text = (
+        "core.pool sum({args}) {{window = array<i64: 5000, 1>, strides = array<i64: 1, 1>, "
+        "dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, "
+        "pad_high = array<i64: 0, 0>}} : ({types}) -> {result}"
+    )
+    got = run_core(text, [x], f"tensor<1x1x1x2x{el}>")
+    np.testing.assert_array_equal(got, np.full((1, 1, 1, 2), 5000, dtype=dtype))
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32], ids=["f32", "i32"])
+def test_reducing_an_empty_axis_gives_the_identity_as_onnx_does(fn: str, dtype: type) -> None:
+    x = np.zeros((2, 0, 3), dtype=dtype)
+    expected = onnx_ref(f"Reduce{fn.title()}", [x, np.array([1])], keepdims=1)
+    assert expected.shape == (2, 1, 3)
+    text = f"core.reduce {fn}({{args}}) {{{{axes = array<i64: 1>}}}} : ({{types}}) -> {{result}}"
+    got = run_core(text, [x], t(np.zeros((2, 3), dtype=dtype)))
+    np.testing.assert_array_equal(got, expected.reshape(2, 3))
+    assert got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("reverse", [0, 1])
+def test_exclusive_cumsum_over_an_empty_axis_is_empty(reverse: int) -> None:
+    x = np.zeros((2, 0), dtype=np.float32)
+    expected = onnx_ref("CumSum", [x, np.array(1)], exclusive=1, reverse=reverse)
+    text = (
+        "core.cumulative sum({args}) {{axis = 1 : i64, exclusive = 1 : i64, "
+        f"reverse = {reverse} : i64}}}} : ({{types}}) -> {{result}}"
+    )
+    got = run_core(text, [x], t(x))
+    assert got.shape == expected.shape == (2, 0)
+
+
+def test_exclusive_cumprod_starts_from_one() -> None:
+    x = np.array([[2, 3, 4]], dtype=np.float32)
+    text = (
+        "core.cumulative prod({args}) {{axis = 1 : i64, exclusive = 1 : i64, "
+        "reverse = 0 : i64}} : ({types}) -> {result}"
+    )
+    np.testing.assert_array_equal(run_core(text, [x], t(x)), [[1, 2, 6]])
