@@ -1,4 +1,4 @@
-"""Plugins: add dialects, passes and pipelines to rung without forking it.
+"""Plugins: add dialects, passes, pipelines and lowerings to rung without forking it.
 
 A plugin is a Python callable `register(registry)`. It comes either
 
@@ -19,7 +19,15 @@ A plugin is a Python callable `register(registry)`. It comes either
   (`-p 'my-pass{factor=2}'`);
 * `registry.add_pipeline(name, pipeline_text, help)` — a named pipeline such as
   `add_pipeline("my-cleanup", "canonicalize,cse", "tidy up")`, usable in `-p`
-  and as its own flag, `opt --my-cleanup`.
+  and as its own flag, `opt --my-cleanup`;
+* `registry.add_lowering(op, handler, replace=False)` — a lowering, used by
+  `convert-onnx-to-core` (and so `--lower-to-core`, `--lower-to-kernel`) when
+  `op` is an onnx op class (`generated_ops.GeluOp`) or a custom op's
+  `(domain, op_type)` such as `("com.example", "Twice")`, and by
+  `convert-core-to-kernel` when `op` is a core op class. Handlers are written
+  as rung's own are (see `rung.lowering.kit` and the `registry` modules of
+  `rung.lowering.onnx_to_core` and `rung.lowering.core_to_kernel`). An op
+  that already has a lowering keeps it unless `replace=True`.
 
 Example plugin file::
 
@@ -31,9 +39,14 @@ Example plugin file::
         name = "my-pass"
         def apply(self, ctx, op): ...
 
+    def twice(b, op):  # onnx.Custom "com.example" "Twice": y = x + x
+        (x,) = op.inputs
+        return [b.binary("add", x, x)]
+
     def register(registry):
         registry.add_pass(MyPass)
         registry.add_pipeline("my-cleanup", "my-pass,canonicalize,cse", "tidy up")
+        registry.add_lowering(("com.example", "Twice"), twice)
 
 A plugin that fails to load (a missing file, an exception while running it or
 its `register`, no `register` at all, or a name that clashes with an existing
@@ -43,7 +56,9 @@ silently running without a user's passes would be worse.
 Passes and pipelines go into a `rung.lowering.pipelines.Registry` (one per
 command run, so plugins never leak between runs in one process); dialects go
 to `rung.dialects.register_dialect`, since every context rung creates must
-know them.
+know them, and lowerings to the lowering passes' handler tables: both are
+global to the process. A plugin loaded again in the same process replaces
+what it added before; `remove_lowering` takes a lowering away.
 """
 
 from __future__ import annotations
@@ -55,18 +70,25 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass
 
 from rung.errors import RungError
 from rung.lowering.pipelines import Registry
 
+if TYPE_CHECKING:  # (importing them costs start-up time: see `lowering_table`)
+    from rung.lowering.kit import HandlerTable, Key
+
 ENTRY_POINT_GROUP = "rung.plugins"
 
 _PLUGIN_DIALECTS: dict[str, tuple[str, str]] = {}
 """Dialects added by plugins in this process: name -> (plugin key, plugin label)."""
+
+_PLUGIN_LOWERINGS: dict[tuple[str, Key], tuple[str, str, Callable[..., Any] | None]] = {}
+"""Lowerings added by plugins in this process: (table, op key) -> (plugin key, plugin
+label, the handler it replaced)."""
 
 
 class PluginRegistry:
@@ -78,6 +100,7 @@ class PluginRegistry:
         self._origin = origin
         self._key = key or origin
         self.dialects: list[Dialect] = []
+        self.lowerings: list[Key] = []
 
     def add_dialect(self, dialect: Dialect) -> None:
         """Make `dialect` parse and print in opt and in every rung context."""
@@ -103,6 +126,63 @@ class PluginRegistry:
     def add_pipeline(self, name: str, pipeline_text: str, help: str = "") -> None:
         """Name a pipeline: usable in `-p` and as `opt --<name>`."""
         self._registry.add_pipeline(name, pipeline_text, help, origin=self._origin)
+
+    def add_lowering(self, op: Key, handler: Callable[..., Any], *, replace: bool = False) -> None:
+        """Lower `op` with `handler`: to core for an onnx op class or a custom op's
+        `(domain, op_type)`, to kernel for a core op class."""
+        table = lowering_table(op)
+        key = (table.what, op)
+        owner = _PLUGIN_LOWERINGS.get(key)
+        if owner is not None and owner[0] != self._key:
+            raise RungError(
+                f"cannot add a lowering for {_key_name(op)}: {owner[1]} already added one"
+            )
+        # A plugin loaded again (a later run in the same process) replaces its lowering.
+        replaced = table.add(op, handler, replace=replace or owner is not None)
+        previous = owner[2] if owner is not None else replaced
+        _PLUGIN_LOWERINGS[key] = (self._key, self._origin, previous)
+        self.lowerings.append(op)
+
+
+def lowering_table(op: object) -> HandlerTable[Any]:
+    """The handler table a lowering of `op` belongs to (see `PluginRegistry.add_lowering`).
+
+    The dialects and lowering packages are imported here, when a plugin adds a
+    lowering, so that `opt` runs without plugins start as fast as before.
+    """
+    from rung.dialects import core
+    from rung.dialects.onnx import CustomOp, OnnxOp
+
+    if isinstance(op, tuple) or (isinstance(op, type) and issubclass(op, OnnxOp | CustomOp)):
+        from rung.lowering.onnx_to_core.registry import TABLE
+
+        return TABLE
+    if isinstance(op, type) and issubclass(op, core.CoreOp):
+        from rung.lowering.core_to_kernel.registry import TABLE
+
+        return TABLE
+    what = f"class {op.__name__}" if isinstance(op, type) else repr(op)
+    hint = f" ('{op.name}')" if isinstance(op, type) and issubclass(op, Operation) else ""
+    raise RungError(
+        f"add_lowering expects an onnx op class, a custom op's (domain, op_type) or a "
+        f"core op class, not {what}{hint}"
+    )
+
+
+def _key_name(op: Key) -> str:
+    from rung.lowering.kit import key_name
+
+    return key_name(op)
+
+
+def remove_lowering(op: Key) -> None:
+    """Take away a lowering a plugin added; a lowering of rung's own that it replaced
+    comes back."""
+    table = lowering_table(op)
+    table.remove(op)
+    owner = _PLUGIN_LOWERINGS.pop((table.what, op), None)
+    if owner is not None and owner[2] is not None:
+        table.add(op, owner[2])
 
 
 def load_plugin_file(registry: Registry, path: str) -> None:
@@ -208,4 +288,6 @@ __all__ = [
     "load_entry_points",
     "load_plugin_file",
     "load_plugins",
+    "lowering_table",
+    "remove_lowering",
 ]

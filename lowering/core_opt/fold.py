@@ -28,7 +28,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import Pure
 
 from rung.dialects import core
-from rung.lowering.onnx_to_core.builder import FOLD_LIMIT, CoreBuilder, constant_array, is_static
+from rung.lowering.kit import FOLD_LIMIT, CoreBuilder, constant_array, is_static
 
 UNFOLDED = (core.ConstantOp, core.BroadcastOp, core.IotaOp)
 """Ops already in their cheapest form: a broadcast of a constant (a splat) is

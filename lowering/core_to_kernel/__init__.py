@@ -4,8 +4,8 @@
 `tensor` (data movement: transpose, slice, concat, pad, gathers, scatters),
 `reduce` (reductions, arg-reductions, cumulative ops, sort, nonzero),
 `linalg` (matmul, conv, conv_transpose, pooling) and `control` (if, loop)
-register their handlers in `registry.HANDLERS`; `CoreToKernelPass` applies
-them and reports what is left.
+register their handlers in `registry.TABLE` (by core op class);
+`CoreToKernelPass` applies them and reports what is left.
 """
 
 from . import control, elementwise, linalg, reduce, tensor  # noqa: F401  (register handlers)

@@ -6,9 +6,10 @@ tensor. Sizes are `Dim`s: a Python int when static, an `index` value when
 known only at run time; index arithmetic on `Dim`s folds static parts.
 
 Scalar semantics of core's elementwise functions (`unary`, `binary`,
-`compare`, `cast`) live here once, as arith/math ops, so that every pattern
-that needs "add" or "max" in a loop body (reductions, pooling, scatter with
-a reduction...) gets exactly the semantics of the core op.
+`compare`, `cast`) are the builder's methods of those names (written once, in
+`scalar`, as arith/math ops), so that every pattern that needs "add" or
+"max" in a loop body (reductions, pooling, scatter with a reduction...) gets
+exactly the semantics of the core op. Element-type questions are in `elements`.
 
     def lower(b: KernelBuilder, op: core.UnaryOp) -> list[SSAValue]:
         x = b.buffer(op.input)
@@ -27,62 +28,35 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rung.dialects import kernel
-from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES
-from rung.errors import RungError
+
+from .constants import constant_array
+from .elements import (
+    FLOATS,
+    INTEGER_WIDTHS,
+    KernelLoweringError,
+    check_element,
+    is_float,
+    is_unsigned,
+    memref_of,
+)
+from .scalar import binary as scalar_binary
+from .scalar import cast as scalar_cast
+from .scalar import compare as scalar_compare
+from .scalar import unary as scalar_unary
 
 Dim = int | SSAValue
 """A size or index: a number when static, an `index` value when known at run time."""
-
-FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type, *NARROW_FLOAT_TYPES)
-"""Float element types; those narrower than 32 bits compute as f32 in C and round back."""
-INTEGER_WIDTHS = (1, 2, 4, 8, 16, 32, 64)
-
-
-class KernelLoweringError(RungError):
-    """A core op (or an element type) the kernel level does not handle."""
-
-
-def is_float(t: Attribute) -> bool:
-    return isinstance(t, FLOATS)
-
-
-def is_unsigned(t: Attribute) -> bool:
-    return isinstance(t, IntegerType) and (
-        t.signedness.data == Signedness.UNSIGNED or t.width.data == 1
-    )
-
-
-def check_element(t: Attribute) -> None:
-    """Refuse element types C code generation has no representation for, clearly."""
-    if is_float(t) or isinstance(t, IndexType):
-        return
-    if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
-        return
-    raise KernelLoweringError(f"element type {t} is not supported at the kernel level")
-
-
-def memref_of(t: Attribute) -> MemRefType:
-    """The buffer type holding a tensor type."""
-    if not isinstance(t, TensorType):
-        raise KernelLoweringError(f"the kernel level holds only ranked tensors, not {t}")
-    check_element(t.element_type)
-    return MemRefType(t.element_type, t.get_shape())
 
 
 def _static(d: Dim) -> int | None:
@@ -332,8 +306,6 @@ class KernelBuilder:
 
     def load_dim(self, shape_buf: SSAValue, i: int) -> Dim:
         """Entry `i` of a 1-D i64 shape buffer, as an index (a static int if constant)."""
-        from .constants import constant_array
-
         if shape_buf in self.shape_values:
             return self.shape_values[shape_buf][i]
         values = constant_array(shape_buf)
@@ -392,33 +364,27 @@ class KernelBuilder:
 
     def unary(self, fn: str, x: SSAValue) -> SSAValue:
         """core.unary's `fn` on one scalar."""
-        from .scalar import unary
-
-        return unary(self, fn, x)
+        return scalar_unary(self, fn, x)
 
     def binary(self, fn: str, a: SSAValue, b: SSAValue) -> SSAValue:
         """core.binary's `fn` on two scalars."""
-        from .scalar import binary
-
-        return binary(self, fn, a, b)
+        return scalar_binary(self, fn, a, b)
 
     def compare(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         """core.compare's `pred`: an i1."""
-        from .scalar import compare
-
-        return compare(self, pred, a, b)
+        return scalar_compare(self, pred, a, b)
 
     def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.op1(arith.SelectOp, cond, a, b)
 
     def cast(self, x: SSAValue, to: Attribute) -> SSAValue:
         """core.cast's conversion of one scalar."""
-        from .scalar import cast
-
-        return cast(self, x, to)
+        return scalar_cast(self, x, to)
 
 
 __all__ = [
+    "FLOATS",
+    "INTEGER_WIDTHS",
     "Dim",
     "KernelBuilder",
     "KernelLoweringError",

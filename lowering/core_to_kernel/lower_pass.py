@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import PassFailedException
 from rung.dialects import core
 
 from .builder import KernelBuilder, KernelLoweringError, memref_of
-from .registry import HANDLERS
+from .registry import lowering_for
 
 
 def describe(op: Operation, module: ModuleOp) -> str:
@@ -50,7 +50,7 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
     for op in func.walk():
         if op is func or isinstance(op, ReturnOp | core.YieldOp):
             continue
-        if op.name not in HANDLERS:
+        if lowering_for(op) is None:
             lines.append(f"failed to lower {describe(op, module)}: no lowering to kernel")
             continue
         for r in op.results:
@@ -65,7 +65,8 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
 def lower_ops(b: KernelBuilder, ops: Sequence[Operation], module: ModuleOp) -> None:
     """Lower core ops in order, recording each result's buffer in `b.buffers`."""
     for op in ops:
-        handler = HANDLERS[op.name]
+        handler = lowering_for(op)
+        assert handler is not None  # `_problems` has checked every op
         try:
             results = handler(b, op)
         except KernelLoweringError as err:

@@ -4,20 +4,36 @@ Each function here states, for one element, what `rung.dialects.core_eval`
 states for whole arrays: integer `div` truncates, `mod` takes the divisor's
 sign, `max`/`min` propagate NaN, `round` is half-to-even, casts from float to
 integer truncate and casts to i1 test `!= 0`.
+
+They emit through any `ScalarEmitter` (in practice the `KernelBuilder`, whose
+`unary`/`binary`/`compare`/`cast` methods call them), so that this module
+does not depend on the builder.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as m
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import kernel
 
-from .builder import KernelBuilder, KernelLoweringError, is_float, is_unsigned
+from .elements import KernelLoweringError, is_float, is_unsigned
+
+
+class ScalarEmitter(Protocol):
+    """What the scalar semantics need from a builder: single ops and constants."""
+
+    def op1(self, cls: type, *args: object, **kw: object) -> SSAValue: ...
+
+    def const(self, value: float | int | bool, type: Attribute) -> SSAValue: ...
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue: ...
+
 
 _FLOAT_MATH: dict[str, type] = {
     "exp": m.ExpOp, "log": m.LogOp, "sqrt": m.SqrtOp, "rsqrt": m.RsqrtOp,
@@ -30,7 +46,7 @@ _FLOAT_MATH: dict[str, type] = {
 }  # fmt: skip
 
 
-def unary(b: KernelBuilder, fn: str, x: SSAValue) -> SSAValue:
+def unary(b: ScalarEmitter, fn: str, x: SSAValue) -> SSAValue:
     t = x.type
     if is_float(t):
         if fn in _FLOAT_MATH:
@@ -45,8 +61,8 @@ def unary(b: KernelBuilder, fn: str, x: SSAValue) -> SSAValue:
             return b.op1(arith.DivfOp, one, b.op1(arith.AddfOp, one, e))
         if fn == "sign":
             zero = b.const(0.0, t)
-            pos = b.compare("gt", x, zero)
-            neg = b.compare("lt", x, zero)
+            pos = compare(b, "gt", x, zero)
+            neg = compare(b, "lt", x, zero)
             return b.select(pos, b.const(1.0, t), b.select(neg, b.const(-1.0, t), x))
         if fn == "isnan":
             return b.op1(arith.CmpfOp, x, x, "uno")
@@ -65,10 +81,10 @@ def unary(b: KernelBuilder, fn: str, x: SSAValue) -> SSAValue:
             return b.op1(m.AbsIOp, x)
         if fn == "sign":
             zero = b.const(0, t)
-            pos = b.compare("gt", x, zero)
+            pos = compare(b, "gt", x, zero)
             if is_unsigned(t):
                 return b.select(pos, b.const(1, t), zero)
-            neg = b.compare("lt", x, zero)
+            neg = compare(b, "lt", x, zero)
             return b.select(pos, b.const(1, t), b.select(neg, b.const(-1, t), zero))
         if fn in ("not", "bitwise_not"):
             return b.op1(arith.XOrIOp, x, b.const(-1, t))
@@ -83,7 +99,7 @@ def _int_op(t: Attribute, signed: type, unsigned: type) -> type:
     return unsigned if is_unsigned(t) else signed
 
 
-def binary(b: KernelBuilder, fn: str, x: SSAValue, y: SSAValue) -> SSAValue:
+def binary(b: ScalarEmitter, fn: str, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     if fn == "pow" and y.type != t:
         y = cast(b, y, t)
@@ -100,8 +116,8 @@ def binary(b: KernelBuilder, fn: str, x: SSAValue, y: SSAValue) -> SSAValue:
             zero = b.const(0.0, t)
             fix = b.op1(
                 arith.AndIOp,
-                b.compare("ne", r, zero),
-                b.compare("ne", b.compare("lt", r, zero), b.compare("lt", y, zero)),
+                compare(b, "ne", r, zero),
+                compare(b, "ne", compare(b, "lt", r, zero), compare(b, "lt", y, zero)),
             )
             return b.select(fix, b.op1(arith.AddfOp, r, y), r)
     elif isinstance(t, IntegerType | IndexType):
@@ -126,8 +142,8 @@ def binary(b: KernelBuilder, fn: str, x: SSAValue, y: SSAValue) -> SSAValue:
             zero = b.const(0, t)
             fix = b.op1(
                 arith.AndIOp,
-                b.compare("ne", r, zero),
-                b.compare("ne", b.compare("lt", r, zero), b.compare("lt", y, zero)),
+                compare(b, "ne", r, zero),
+                compare(b, "ne", compare(b, "lt", r, zero), compare(b, "lt", y, zero)),
             )
             return b.select(fix, b.op1(arith.AddiOp, r, y), r)
     raise KernelLoweringError(f"core.binary {fn} on {t} has no kernel lowering")
@@ -138,7 +154,7 @@ _SIGNED_PRED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "
 _UNSIGNED_PRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
-def compare(b: KernelBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
+def compare(b: ScalarEmitter, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     if is_float(t):
         return b.op1(arith.CmpfOp, x, y, _FLOAT_PRED[pred])
@@ -146,7 +162,7 @@ def compare(b: KernelBuilder, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.op1(arith.CmpiOp, x, y, table[pred])
 
 
-def cast(b: KernelBuilder, x: SSAValue, to: Attribute) -> SSAValue:
+def cast(b: ScalarEmitter, x: SSAValue, to: Attribute) -> SSAValue:
     src = x.type
     if src == to:
         return x
@@ -156,8 +172,6 @@ def cast(b: KernelBuilder, x: SSAValue, to: Attribute) -> SSAValue:
     if is_float(src) and is_float(to):
         wider = _float_width(to) > _float_width(src)
         if _float_width(to) == _float_width(src):  # f16 <-> bf16: through f32
-            from xdsl.dialects.builtin import f32
-
             return cast(b, cast(b, x, f32), to)
         return b.op1(arith.ExtFOp if wider else arith.TruncFOp, x, to)
     if is_float(src):

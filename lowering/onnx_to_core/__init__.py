@@ -1,8 +1,10 @@
 """ONNX → core: one small handler per ONNX op, grouped by op family.
 
-`math` (elementwise, activations, constants), `nn`, `tensor`, `reduce`,
-`control`, `sequence`, `quantization` and `ml` each register their handlers in
-`registry.HANDLERS`; `OnnxToCorePass` applies them and reports what is left.
+`math` (elementwise, activations, constants), `nn`, `linalg`, `tensor`,
+`image`, `reduce`, `rnn`, `control`, `sequence`, `quantization` and `ml` each
+register their handlers in `registry.TABLE` (by op class); `OnnxToCorePass`
+applies them and reports what is left. Handlers are written with
+`rung.lowering.kit`; plugins add their own with `registry.add_lowering`.
 """
 
 from . import (  # noqa: F401  (register handlers)

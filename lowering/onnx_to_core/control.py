@@ -11,12 +11,13 @@ types first, as everywhere in their function (see `sequence.retype_containers`).
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import Operation, Region
+from xdsl.ir import Region
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp, YieldOp
+from rung.dialects.onnx import YieldOp
+from rung.dialects.onnx import generated_ops as onnx
 
-from .builder import CoreBuilder, LoweringError
+from .builder import CoreBuilder
 from .registry import Results, lowers
 from .sequence import retype_containers
 
@@ -33,36 +34,30 @@ def _take_region(b: CoreBuilder, region: Region) -> Region:
     return moved
 
 
-@lowers("If")
-def if_(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
+@lowers(onnx.IfOp)
+def if_(b: CoreBuilder, op: onnx.IfOp) -> Results:
     retype_containers(op)
-    (cond,) = [v for v in op.onnx_inputs() if v is not None]
-    regions = op.graph_regions()
     new = core.IfOp.create(
-        operands=[cond],
-        result_types=[r.type for r in op.results],
-        regions=[_take_region(b, regions["then_branch"]), _take_region(b, regions["else_branch"])],
+        operands=[op.cond],
+        result_types=[r.type for r in op.outputs],
+        regions=[_take_region(b, op.then_branch), _take_region(b, op.else_branch)],
     )
     return list(b.insert(new).results)
 
 
-@lowers("Loop")
-def loop(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LoopOp)
+def loop(b: CoreBuilder, op: onnx.LoopOp) -> Results:
     """ONNX Loop and core.loop share their semantics; absent M and cond become constants."""
-    assert isinstance(op, OnnxOp)
     retype_containers(op)
-    max_trips, cond, *carried = op.onnx_inputs() + [None] * (2 - len(op.onnx_inputs()))
-    if any(v is None for v in carried):
-        raise LoweringError("a loop-carried value is absent")
+    max_trips, cond = op.M, op.cond
     if max_trips is None:
         max_trips = b.constant(np.array(np.iinfo(np.int64).max, dtype=np.int64))
     if cond is None:
         cond = b.constant(np.array(True))
-    body = _take_region(b, op.graph_regions()["body"])
+    body = _take_region(b, op.body_)
     new = core.LoopOp.create(
-        operands=[max_trips, cond, *carried],  # type: ignore[list-item]
-        result_types=[r.type for r in op.results],
+        operands=[max_trips, cond, *op.v_initial],
+        result_types=[r.type for r in op.v_final_and_scan_outputs],
         regions=[body],
     )
     return list(b.insert(new).results)

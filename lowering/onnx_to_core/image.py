@@ -26,15 +26,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import Float64Type, IntegerType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp
+from rung.dialects.onnx import generated_ops as onnx
 
 from .builder import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_array,
     element_of,
     int_attr,
@@ -260,7 +259,7 @@ def _input_length(b: CoreBuilder, x: SSAValue, axis: int) -> Length:
 
 @dataclass(frozen=True)
 class Attrs:
-    """Resize's attributes, with the defaults of opsets that lack some of them."""
+    """Resize's attributes, their schema defaults filled in."""
 
     mode: str
     ctm: str
@@ -273,19 +272,14 @@ class Attrs:
     policy: str
 
 
-def _attr(o: OnnxOp, name: str, default: object) -> object:
-    """An attribute that older opsets of the op lack (antialias, axes, policy)."""
-    return o.attr(name) if o.SCHEMA.attribute(name) is not None else default
-
-
-def _axes(o: OnnxOp, rank: int) -> list[int]:
-    axes = _attr(o, "axes", None)
+def _axes(o: onnx.ResizeOp, rank: int) -> list[int]:
+    axes = o.attr("axes")
     if axes is None:
         return list(range(rank))
     return [normalize_axis(int(i), rank) for i in axes]  # type: ignore[attr-defined]
 
 
-def _attrs(o: OnnxOp, rank: int) -> Attrs:
+def _attrs(o: onnx.ResizeOp, rank: int) -> Attrs:
     a = Attrs(
         mode=str(o.attr("mode")),
         ctm=str(o.attr("coordinate_transformation_mode")),
@@ -293,9 +287,9 @@ def _attrs(o: OnnxOp, rank: int) -> Attrs:
         cubic_a=float(o.attr("cubic_coeff_a")),  # type: ignore[arg-type]
         exclude_outside=bool(o.attr("exclude_outside")),
         extrapolation=float(o.attr("extrapolation_value")),  # type: ignore[arg-type]
-        antialias=bool(_attr(o, "antialias", 0)),
+        antialias=bool(o.attr("antialias")),
         axes=_axes(o, rank),
-        policy=str(_attr(o, "keep_aspect_ratio_policy", "stretch")),
+        policy=str(o.attr("keep_aspect_ratio_policy")),
     )
     _check_attrs(a)
     return a
@@ -664,16 +658,14 @@ def _resize_axis(b: CoreBuilder, work: SSAValue, ax: Axis, a: Attrs) -> SSAValue
     return work
 
 
-@lowers("Resize")
-def resize(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.ResizeOp)
+def resize(b: CoreBuilder, op: onnx.ResizeOp) -> Results:
     """Separable resize: per axis a gather of taps and (unless nearest) their weighted sum."""
-    o = as_onnx(op)
-    x, *ins = (o.onnx_inputs() + [None] * 4)[:4]
-    assert x is not None
+    x = op.X
     if shape_of_type(x.type) is None:
         raise LoweringError("Resize needs a ranked input")
-    a = _attrs(o, len(ranked_shape(x)))
-    axes = _plan(b, x, ins, a, op.results[0].type)
+    a = _attrs(op, len(ranked_shape(x)))
+    axes = _plan(b, x, [op.roi, op.scales, op.sizes], a, op.Y.type)
     element = element_of(x.type)
     dtype = numpy_dtype(element)
     compute_in_f64 = a.mode != "nearest" and dtype.kind != "f"
@@ -683,7 +675,7 @@ def resize(b: CoreBuilder, op: Operation) -> Results:
             work = _resize_axis(b, work, ax, a)
     if compute_in_f64:
         work = _saturate(b, work, dtype, element)
-    return [b.retype(work, op.results[0].type)]
+    return [b.retype(work, op.Y.type)]
 
 
 def _saturate(b: CoreBuilder, v: SSAValue, dtype: np.dtype, element: Attribute) -> SSAValue:

@@ -13,21 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from rung.dialects import core
-
-from .builder import (
+from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     element_of,
-    int_attr,
     is_static,
     ranked_shape,
     tensor,
 )
-from .nn import _acc_type
+
 from .registry import Results, lowers
 
 _ELLIPSIS_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -99,12 +97,8 @@ def _diagonal(b: CoreBuilder, term: _Term) -> _Term:
         rest_shape = [shape[i] for i in rest]
         x = b.reshape(x, tensor(el, [*rest_shape, n * n]))
         idx = b.constant(np.arange(n, dtype=np.int64) * (n + 1))
-        g = core.GatherOp.create(
-            operands=[x, idx],
-            result_types=[tensor(el, [*rest_shape, n])],
-            properties={"axis": int_attr(len(rest))},
-        )
-        term = _Term(b.insert(g).results[0], "".join(letters[i] for i in rest) + dup)
+        diagonal = b.gather(x, idx, len(rest))
+        term = _Term(diagonal, "".join(letters[i] for i in rest) + dup)
 
 
 def _sum_out(b: CoreBuilder, term: _Term, keep: set[str]) -> _Term:
@@ -162,25 +156,19 @@ def _contract(b: CoreBuilder, lhs: _Term, rhs: _Term, keep: set[str]) -> _Term:
     c_ = b.reshape(
         c_, tensor(element_of(rhs.value.type), [prod(batch), prod(contracted), prod(free_b)])
     )
-    mm = core.MatmulOp.create(
-        operands=[a, c_],
-        result_types=[tensor(el, [prod(batch), prod(free_a), prod(free_b)])],
-        properties={"acc": _acc_type(el)},
-    )
-    out = b.insert(mm).results[0]
+    out = b.matmul(a, c_, el)
     letters = batch + free_a + free_b
     out = b.reshape(out, tensor(el, [sizes[c] for c in letters]))
     return _Term(out, letters)
 
 
-@lowers("Einsum")
-def einsum(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.EinsumOp)
+def einsum(b: CoreBuilder, op: onnx.EinsumOp) -> Results:
     """Fold the operands pairwise into batched matmuls; sum and transpose to the output."""
-    o = as_onnx(op)
-    inputs = [v for v in o.onnx_inputs() if v is not None]
+    inputs = list(op.Inputs)
     if not inputs or not all(is_static(v.type) for v in inputs):
         raise LoweringError("Einsum needs static input shapes")
-    terms_s, output = _parse(str(o.attr("equation")), [len(ranked_shape(v)) for v in inputs])
+    terms_s, output = _parse(str(op.attr("equation")), [len(ranked_shape(v)) for v in inputs])
     if len(set(output)) != len(output):
         raise LoweringError("Einsum: repeated output index")
     terms = [_diagonal(b, _Term(v, t)) for v, t in zip(inputs, terms_s, strict=True)]
@@ -194,4 +182,4 @@ def einsum(b: CoreBuilder, op: Operation) -> Results:
         raise LoweringError(f"Einsum: output indices {missing} appear in no input")
     sizes = acc.sizes
     result = _arrange(b, acc, output, sizes)
-    return [b.retype(result, op.results[0].type)]
+    return [b.retype(result, op.Output.type)]

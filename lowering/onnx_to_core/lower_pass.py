@@ -24,29 +24,33 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rung.dialects.onnx import CustomOp, OnnxOp
 from rung.errors import RungError
+from rung.lowering.kit import CoreBuilder, LoweringError
 
-from .builder import CoreBuilder, LoweringError, as_onnx
 from .onnx_node import inline_expansion, needs_refinement, refine_result_types
-from .registry import HANDLERS
+from .registry import lowering_for
 from .sequence import retype_function
 
 
 @dataclass
 class LowerOnnxOps(RewritePattern):
-    """Replace each onnx op that has a handler by the core ops the handler builds."""
+    """Replace each onnx op that has a handler by the core ops the handler builds.
+
+    Handlers are found in the registry's table by op class; `onnx.Custom` ops by
+    their (domain, op_type).
+    """
 
     failures: dict[Operation, str] = field(default_factory=dict)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op in self.failures or not isinstance(op, OnnxOp | CustomOp):
             return
-        handler = HANDLERS.get(op.name)
+        handler = lowering_for(op)
         if handler is None:
             if isinstance(op, OnnxOp):
                 self.expand(op, rewriter)
             return
-        if needs_refinement(op):
-            refine_result_types(as_onnx(op))
+        if isinstance(op, OnnxOp) and needs_refinement(op):
+            refine_result_types(op)
         builder = CoreBuilder(rewriter, op)
         try:
             results = handler(builder, op)
@@ -110,7 +114,7 @@ class OnnxToCorePass(ModulePass):
         lines = []
         for o in left:
             reason = pattern.failures.get(o) or (
-                "no lowering to core" if o.name not in HANDLERS else "not lowered"
+                "no lowering to core" if lowering_for(o) is None else "not lowered"
             )
             lines.append(f"failed to lower {describe(o, op)}: {reason}")
         more = f" (and {len(lines) - 20} more)" if len(lines) > 20 else ""

@@ -8,352 +8,307 @@ Activations are compositions of core elementwise ops.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
+from rung.dialects import core
+from rung.dialects.dtypes import f32, i64, numpy_dtype
 from rung.dialects.onnx import OnnxOp, StringTensorAttr
+from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import CoreBuilder, LoweringError, element_of, shape_of_type, tensor
 
-from .builder import CoreBuilder, LoweringError, element_of, numpy_dtype
 from .registry import Results, lowers
-
-
-def _inputs(op: Operation) -> list[SSAValue]:
-    assert isinstance(op, OnnxOp)
-    return [v for v in op.onnx_inputs() if v is not None]
-
-
-def _out(op: Operation) -> SSAValue:
-    return op.results[0]
-
 
 # ---- arithmetic and logic ---------------------------------------------------------------
 
-_BINARY = {
-    "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div",
-    "And": "and", "Or": "or", "Xor": "xor",
-    "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
+_BINARY: dict[type[OnnxOp], str] = {
+    onnx.AddOp: "add", onnx.SubOp: "sub", onnx.MulOp: "mul", onnx.DivOp: "div",
+    onnx.AndOp: "and", onnx.OrOp: "or", onnx.XorOp: "xor",
+    onnx.BitwiseAndOp: "bitwise_and", onnx.BitwiseOrOp: "bitwise_or",
+    onnx.BitwiseXorOp: "bitwise_xor",
 }  # fmt: skip
 
 
 @lowers(*_BINARY)
-def binary(b: CoreBuilder, op: Operation) -> Results:
-    lhs, rhs = b.broadcast_all(_inputs(op), _out(op).type)
-    return [b.binary(_BINARY[op.name.split(".")[-1]], lhs, rhs)]
+def binary(b: CoreBuilder, op: OnnxOp) -> Results:
+    lhs, rhs = b.broadcast_all(op.operands, op.results[0].type)
+    return [b.binary(_BINARY[type(op)], lhs, rhs)]
 
 
-@lowers("Pow")
-def power(b: CoreBuilder, op: Operation) -> Results:
-    base, exponent = _inputs(op)
-    (base,) = b.broadcast_all([base], _out(op).type)
-    (exponent,) = b.broadcast_all([exponent], _out(op).type)
+@lowers(onnx.PowOp)
+def power(b: CoreBuilder, op: onnx.PowOp) -> Results:
+    (base,) = b.broadcast_all([op.X], op.Z.type)
+    (exponent,) = b.broadcast_all([op.Y], op.Z.type)
     return [b.binary("pow", base, exponent)]
 
 
-@lowers("Mod")
-def modulo(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    lhs, rhs = b.broadcast_all(_inputs(op), _out(op).type)
+@lowers(onnx.ModOp)
+def modulo(b: CoreBuilder, op: onnx.ModOp) -> Results:
+    lhs, rhs = b.broadcast_all([op.A, op.B], op.C.type)
     return [b.binary("rem" if op.attr("fmod") else "mod", lhs, rhs)]
 
 
-@lowers("BitShift")
-def bit_shift(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    lhs, rhs = b.broadcast_all(_inputs(op), _out(op).type)
+@lowers(onnx.BitShiftOp)
+def bit_shift(b: CoreBuilder, op: onnx.BitShiftOp) -> Results:
+    lhs, rhs = b.broadcast_all([op.X, op.Y], op.Z.type)
     fn = "shift_left" if op.attr("direction") == "LEFT" else "shift_right"
     return [b.binary(fn, lhs, rhs)]
 
 
-_VARIADIC = {"Max": "max", "Min": "min", "Sum": "add"}
+_VARIADIC: dict[type[OnnxOp], str] = {onnx.MaxOp: "max", onnx.MinOp: "min", onnx.SumOp: "add"}
 
 
-@lowers("Max", "Min", "Sum")
-def variadic(b: CoreBuilder, op: Operation) -> Results:
-    values = b.broadcast_all(_inputs(op), _out(op).type)
-    fn = _VARIADIC[op.name.split(".")[-1]]
+@lowers(*_VARIADIC)
+def variadic(b: CoreBuilder, op: onnx.MaxOp | onnx.MinOp | onnx.SumOp) -> Results:
+    values = b.broadcast_all(op.data_0, op.results[0].type)
+    fn = _VARIADIC[type(op)]
     acc = values[0]
     for v in values[1:]:
         acc = b.binary(fn, acc, v)
     return [acc]
 
 
-@lowers("Mean")
-def mean(b: CoreBuilder, op: Operation) -> Results:
-    values = b.broadcast_all(_inputs(op), _out(op).type)
+@lowers(onnx.MeanOp)
+def mean(b: CoreBuilder, op: onnx.MeanOp) -> Results:
+    values = b.broadcast_all(op.data_0, op.mean.type)
     acc = values[0]
     for v in values[1:]:
         acc = b.binary("add", acc, v)
     return [b.binary("div", acc, b.splat(len(values), acc))]
 
 
-_COMPARE = {
-    "Equal": "eq", "Less": "lt", "LessOrEqual": "le", "Greater": "gt", "GreaterOrEqual": "ge",
+_COMPARE: dict[type[OnnxOp], str] = {
+    onnx.EqualOp: "eq", onnx.LessOp: "lt", onnx.LessOrEqualOp: "le", onnx.GreaterOp: "gt",
+    onnx.GreaterOrEqualOp: "ge",
 }  # fmt: skip
 
 
 @lowers(*_COMPARE)
-def compare(b: CoreBuilder, op: Operation) -> Results:
-    a, c = _inputs(op)
-    shape_type = _out(op).type
-    a, c = (b.broadcast_all([v], _with_shape_of(shape_type, v))[0] for v in (a, c))
-    return [b.compare(_COMPARE[op.name.split(".")[-1]], a, c)]
+def compare(b: CoreBuilder, op: OnnxOp) -> Results:
+    a, c = (_broadcast_like(b, v, op.results[0].type) for v in op.operands)
+    return [b.compare(_COMPARE[type(op)], a, c)]
 
 
-def _with_shape_of(shape_type: object, like: SSAValue) -> object:
-    from .builder import shape_of_type, tensor
-
-    shape = shape_of_type(shape_type)  # type: ignore[arg-type]
+def _broadcast_like(b: CoreBuilder, v: SSAValue, shaped: Attribute) -> SSAValue:
+    """`v` broadcast to the shape of `shaped`, keeping its own element type."""
+    shape = shape_of_type(shaped)
     if shape is None:
         raise LoweringError("needs a ranked result")
-    return tensor(element_of(like.type), shape)
+    (out,) = b.broadcast_all([v], tensor(element_of(v.type), shape))
+    return out
 
 
-@lowers("Where")
-def where(b: CoreBuilder, op: Operation) -> Results:
-    cond, x, y = _inputs(op)
-    out = _out(op).type
-    (cond,) = b.broadcast_all([cond], _with_shape_of(out, cond))
-    x, y = b.broadcast_all([x, y], out)
+@lowers(onnx.WhereOp)
+def where(b: CoreBuilder, op: onnx.WhereOp) -> Results:
+    cond = _broadcast_like(b, op.condition, op.output.type)
+    x, y = b.broadcast_all([op.X, op.Y], op.output.type)
     return [b.select(cond, x, y)]
 
 
 # ---- unary --------------------------------------------------------------------------
 
-_UNARY = {
-    "Abs": "abs", "Neg": "neg", "Exp": "exp", "Log": "log", "Sqrt": "sqrt",
-    "Reciprocal": "reciprocal", "Sin": "sin", "Cos": "cos", "Tan": "tan", "Asin": "asin",
-    "Acos": "acos", "Atan": "atan", "Sinh": "sinh", "Cosh": "cosh", "Tanh": "tanh",
-    "Asinh": "asinh", "Acosh": "acosh", "Atanh": "atanh", "Erf": "erf", "Sigmoid": "sigmoid",
-    "Floor": "floor", "Ceil": "ceil", "Round": "round", "Sign": "sign", "Not": "not",
-    "BitwiseNot": "bitwise_not", "IsNaN": "isnan",
+_UNARY: dict[type[OnnxOp], str] = {
+    onnx.AbsOp: "abs", onnx.NegOp: "neg", onnx.ExpOp: "exp", onnx.LogOp: "log",
+    onnx.SqrtOp: "sqrt", onnx.ReciprocalOp: "reciprocal", onnx.SinOp: "sin",
+    onnx.CosOp: "cos", onnx.TanOp: "tan", onnx.AsinOp: "asin", onnx.AcosOp: "acos",
+    onnx.AtanOp: "atan", onnx.SinhOp: "sinh", onnx.CoshOp: "cosh", onnx.TanhOp: "tanh",
+    onnx.AsinhOp: "asinh", onnx.AcoshOp: "acosh", onnx.AtanhOp: "atanh", onnx.ErfOp: "erf",
+    onnx.SigmoidOp: "sigmoid", onnx.FloorOp: "floor", onnx.CeilOp: "ceil",
+    onnx.RoundOp: "round", onnx.SignOp: "sign", onnx.NotOp: "not",
+    onnx.BitwiseNotOp: "bitwise_not", onnx.IsNaNOp: "isnan",
 }  # fmt: skip
 
 
 @lowers(*_UNARY)
-def unary(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [b.unary(_UNARY[op.name.split(".")[-1]], x, _out(op).type)]
+def unary(b: CoreBuilder, op: OnnxOp) -> Results:
+    (x,) = op.operands
+    return [b.unary(_UNARY[type(op)], x, op.results[0].type)]
 
 
-@lowers("IsInf")
-def is_inf(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
+@lowers(onnx.IsInfOp)
+def is_inf(b: CoreBuilder, op: onnx.IsInfOp) -> Results:
+    x = op.X
     pos, neg = op.attr("detect_positive"), op.attr("detect_negative")
-    fn = {(1, 1): "isinf", (1, 0): "isposinf", (0, 1): "isneginf"}.get((pos, neg))
+    fn = {(1, 1): "isinf", (1, 0): "isposinf", (0, 1): "isneginf"}.get((pos, neg))  # type: ignore[call-overload]
     if fn is None:
         return [b.compare("lt", x, x)]  # detects nothing: x < x is always false
-    return [b.unary(fn, x, _out(op).type)]
+    return [b.unary(fn, x, op.Y.type)]
 
 
-@lowers("Identity")
-def identity(b: CoreBuilder, op: Operation) -> Results:
-    return [_inputs(op)[0]]
+@lowers(onnx.IdentityOp)
+def identity(b: CoreBuilder, op: onnx.IdentityOp) -> Results:
+    return [op.input]
 
 
-@lowers("Cast")
-def cast(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    return [b.cast(x, element_of(_out(op).type), saturate=bool(op.attr("saturate")))]
+@lowers(onnx.CastOp)
+def cast(b: CoreBuilder, op: onnx.CastOp) -> Results:
+    return [b.cast(op.input, element_of(op.output.type), saturate=bool(op.attr("saturate")))]
 
 
-@lowers("CastLike")
-def cast_like(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    x, like = _inputs(op)
-    return [b.cast(x, element_of(like.type), saturate=bool(op.attr("saturate")))]
+@lowers(onnx.CastLikeOp)
+def cast_like(b: CoreBuilder, op: onnx.CastLikeOp) -> Results:
+    element = element_of(op.target_type.type)
+    return [b.cast(op.input, element, saturate=bool(op.attr("saturate")))]
 
 
 # ---- activations ------------------------------------------------------------------------
 
 
-def _scalar(b: CoreBuilder, value: float, like: SSAValue) -> SSAValue:
-    return b.splat(value, like)
+def _float(op: OnnxOp, name: str) -> float:
+    """A FLOAT attribute (with its schema default)."""
+    return float(op.attr(name))  # type: ignore[arg-type]
 
 
-@lowers("Relu")
-def relu(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [b.binary("max", x, _scalar(b, 0, x))]
+@lowers(onnx.ReluOp)
+def relu(b: CoreBuilder, op: onnx.ReluOp) -> Results:
+    return [b.binary("max", op.X, b.splat(0, op.X))]
 
 
-@lowers("LeakyRelu")
-def leaky_relu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    scaled = b.binary("mul", x, _scalar(b, op.attr("alpha"), x))
-    return [b.select(b.compare("lt", x, _scalar(b, 0, x)), scaled, x)]
+@lowers(onnx.LeakyReluOp)
+def leaky_relu(b: CoreBuilder, op: onnx.LeakyReluOp) -> Results:
+    x = op.X
+    scaled = b.binary("mul", x, b.splat(_float(op, "alpha"), x))
+    return [b.select(b.compare("lt", x, b.splat(0, x)), scaled, x)]
 
 
-@lowers("PRelu")
-def prelu(b: CoreBuilder, op: Operation) -> Results:
-    x, slope = _inputs(op)
-    (slope,) = b.broadcast_all([slope], _out(op).type)
-    return [b.select(b.compare("lt", x, _scalar(b, 0, x)), b.binary("mul", x, slope), x)]
+@lowers(onnx.PReluOp)
+def prelu(b: CoreBuilder, op: onnx.PReluOp) -> Results:
+    x = op.X
+    (slope,) = b.broadcast_all([op.slope], op.Y.type)
+    return [b.select(b.compare("lt", x, b.splat(0, x)), b.binary("mul", x, slope), x)]
 
 
-@lowers("ThresholdedRelu")
-def thresholded_relu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    above = b.compare("gt", x, _scalar(b, op.attr("alpha"), x))
-    return [b.select(above, x, _scalar(b, 0, x))]
+@lowers(onnx.ThresholdedReluOp)
+def thresholded_relu(b: CoreBuilder, op: onnx.ThresholdedReluOp) -> Results:
+    x = op.X
+    above = b.compare("gt", x, b.splat(_float(op, "alpha"), x))
+    return [b.select(above, x, b.splat(0, x))]
 
 
-def _elu_core(b: CoreBuilder, x: SSAValue, alpha: float) -> SSAValue:
+def _elu(b: CoreBuilder, x: SSAValue, alpha: float) -> SSAValue:
     """alpha * (exp(x) - 1) where x < 0, else x."""
-    negative = b.binary(
-        "mul", b.binary("sub", b.unary("exp", x), _scalar(b, 1, x)), _scalar(b, alpha, x)
-    )
-    return b.select(b.compare("lt", x, _scalar(b, 0, x)), negative, x)
+    negative = b.binary("mul", b.binary("sub", b.unary("exp", x), b.splat(1, x)), b.splat(alpha, x))
+    return b.select(b.compare("lt", x, b.splat(0, x)), negative, x)
 
 
-@lowers("Elu")
-def elu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    return [_elu_core(b, x, op.attr("alpha"))]  # type: ignore[arg-type]
+@lowers(onnx.EluOp)
+def elu(b: CoreBuilder, op: onnx.EluOp) -> Results:
+    return [_elu(b, op.X, _float(op, "alpha"))]
 
 
-@lowers("Selu")
-def selu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    inner = _elu_core(b, x, op.attr("alpha"))  # type: ignore[arg-type]
-    return [b.binary("mul", inner, _scalar(b, op.attr("gamma"), x))]  # type: ignore[arg-type]
+@lowers(onnx.SeluOp)
+def selu(b: CoreBuilder, op: onnx.SeluOp) -> Results:
+    x = op.X
+    inner = _elu(b, x, _float(op, "alpha"))
+    return [b.binary("mul", inner, b.splat(_float(op, "gamma"), x))]
 
 
-@lowers("Celu")
-def celu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    alpha = op.attr("alpha")
-    # max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
-    inner = b.binary("div", x, _scalar(b, alpha, x))  # type: ignore[arg-type]
-    neg = b.binary(
-        "mul",
-        b.binary("sub", b.unary("exp", inner), _scalar(b, 1, x)),
-        _scalar(b, alpha, x),  # type: ignore[arg-type]
-    )
-    zero = _scalar(b, 0, x)
+@lowers(onnx.CeluOp)
+def celu(b: CoreBuilder, op: onnx.CeluOp) -> Results:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    x, alpha = op.X, _float(op, "alpha")
+    inner = b.binary("div", x, b.splat(alpha, x))
+    neg = b.binary("mul", b.binary("sub", b.unary("exp", inner), b.splat(1, x)), b.splat(alpha, x))
+    zero = b.splat(0, x)
     return [b.binary("add", b.binary("max", x, zero), b.binary("min", neg, zero))]
 
 
 def _hard_sigmoid(b: CoreBuilder, x: SSAValue, alpha: float, beta: float) -> SSAValue:
-    linear = b.binary("add", b.binary("mul", x, _scalar(b, alpha, x)), _scalar(b, beta, x))
-    return b.binary("max", b.binary("min", linear, _scalar(b, 1, x)), _scalar(b, 0, x))
+    linear = b.binary("add", b.binary("mul", x, b.splat(alpha, x)), b.splat(beta, x))
+    return b.binary("max", b.binary("min", linear, b.splat(1, x)), b.splat(0, x))
 
 
-@lowers("HardSigmoid")
-def hard_sigmoid(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    return [_hard_sigmoid(b, x, op.attr("alpha"), op.attr("beta"))]  # type: ignore[arg-type]
+@lowers(onnx.HardSigmoidOp)
+def hard_sigmoid(b: CoreBuilder, op: onnx.HardSigmoidOp) -> Results:
+    return [_hard_sigmoid(b, op.X, _float(op, "alpha"), _float(op, "beta"))]
 
 
-@lowers("HardSwish")
-def hard_swish(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [b.binary("mul", x, _hard_sigmoid(b, x, 1 / 6, 0.5))]
+@lowers(onnx.HardSwishOp)
+def hard_swish(b: CoreBuilder, op: onnx.HardSwishOp) -> Results:
+    return [b.binary("mul", op.X, _hard_sigmoid(b, op.X, 1 / 6, 0.5))]
 
 
 def _softplus(b: CoreBuilder, x: SSAValue) -> SSAValue:
     """log(1 + exp(x)), computed as max(x, 0) + log(1 + exp(-|x|)) to stay finite."""
-    zero = _scalar(b, 0, x)
+    zero = b.splat(0, x)
     tail = b.unary(
-        "log", b.binary("add", _scalar(b, 1, x), b.unary("exp", b.unary("neg", b.unary("abs", x))))
+        "log", b.binary("add", b.splat(1, x), b.unary("exp", b.unary("neg", b.unary("abs", x))))
     )
     return b.binary("add", b.binary("max", x, zero), tail)
 
 
-@lowers("Softplus")
-def softplus(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [_softplus(b, x)]
+@lowers(onnx.SoftplusOp)
+def softplus(b: CoreBuilder, op: onnx.SoftplusOp) -> Results:
+    return [_softplus(b, op.X)]
 
 
-@lowers("Softsign")
-def softsign(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [b.binary("div", x, b.binary("add", _scalar(b, 1, x), b.unary("abs", x)))]
+@lowers(onnx.SoftsignOp)
+def softsign(b: CoreBuilder, op: onnx.SoftsignOp) -> Results:
+    x = op.input
+    return [b.binary("div", x, b.binary("add", b.splat(1, x), b.unary("abs", x)))]
 
 
-@lowers("Mish")
-def mish(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = _inputs(op)
-    return [b.binary("mul", x, b.unary("tanh", _softplus(b, x)))]
+@lowers(onnx.MishOp)
+def mish(b: CoreBuilder, op: onnx.MishOp) -> Results:
+    return [b.binary("mul", op.X, b.unary("tanh", _softplus(b, op.X)))]
 
 
-@lowers("Swish")
-def swish(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    scaled = b.binary("mul", x, _scalar(b, op.attr("alpha"), x))  # type: ignore[arg-type]
+@lowers(onnx.SwishOp)
+def swish(b: CoreBuilder, op: onnx.SwishOp) -> Results:
+    x = op.X
+    scaled = b.binary("mul", x, b.splat(_float(op, "alpha"), x))
     return [b.binary("mul", x, b.unary("sigmoid", scaled))]
 
 
-@lowers("Gelu")
-def gelu(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    half = b.binary("mul", x, _scalar(b, 0.5, x))
+@lowers(onnx.GeluOp)
+def gelu(b: CoreBuilder, op: onnx.GeluOp) -> Results:
+    x = op.X
+    half = b.binary("mul", x, b.splat(0.5, x))
     if op.attr("approximate") == "tanh":
         cube = b.binary("mul", b.binary("mul", x, x), x)
-        inner = b.binary("add", x, b.binary("mul", cube, _scalar(b, 0.044715, x)))
-        inner = b.binary("mul", inner, _scalar(b, float(np.sqrt(2 / np.pi)), x))
-        return [b.binary("mul", half, b.binary("add", _scalar(b, 1, x), b.unary("tanh", inner)))]
-    erf = b.unary("erf", b.binary("mul", x, _scalar(b, float(1 / np.sqrt(2)), x)))
-    return [b.binary("mul", half, b.binary("add", _scalar(b, 1, x), erf))]
+        inner = b.binary("add", x, b.binary("mul", cube, b.splat(0.044715, x)))
+        inner = b.binary("mul", inner, b.splat(float(np.sqrt(2 / np.pi)), x))
+        return [b.binary("mul", half, b.binary("add", b.splat(1, x), b.unary("tanh", inner)))]
+    erf = b.unary("erf", b.binary("mul", x, b.splat(float(1 / np.sqrt(2)), x)))
+    return [b.binary("mul", half, b.binary("add", b.splat(1, x), erf))]
 
 
-@lowers("Clip")
-def clip(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    x, low, high = (op.onnx_inputs() + [None, None])[:3]
-    assert x is not None
-    out = x
-    if low is not None:
-        (low,) = b.broadcast_all([low], x.type)
+@lowers(onnx.ClipOp)
+def clip(b: CoreBuilder, op: onnx.ClipOp) -> Results:
+    out = op.input
+    if op.min is not None:
+        (low,) = b.broadcast_all([op.min], op.input.type)
         out = b.binary("max", out, low)
-    if high is not None:
-        (high,) = b.broadcast_all([high], x.type)
+    if op.max is not None:
+        (high,) = b.broadcast_all([op.max], op.input.type)
         out = b.binary("min", out, high)
     return [out]
 
 
-@lowers("Shrink")
-def shrink(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    (x,) = _inputs(op)
-    lambd, bias = op.attr("lambd"), op.attr("bias")
-    below = b.compare("lt", x, _scalar(b, -lambd, x))  # type: ignore[operator]
-    above = b.compare("gt", x, _scalar(b, lambd, x))  # type: ignore[arg-type]
-    zero = _scalar(b, 0, x)
-    plus = b.binary("add", x, _scalar(b, bias, x))  # type: ignore[arg-type]
-    minus = b.binary("sub", x, _scalar(b, bias, x))  # type: ignore[arg-type]
+@lowers(onnx.ShrinkOp)
+def shrink(b: CoreBuilder, op: onnx.ShrinkOp) -> Results:
+    x, lambd, bias = op.input, _float(op, "lambd"), _float(op, "bias")
+    below = b.compare("lt", x, b.splat(-lambd, x))
+    above = b.compare("gt", x, b.splat(lambd, x))
+    zero = b.splat(0, x)
+    plus = b.binary("add", x, b.splat(bias, x))
+    minus = b.binary("sub", x, b.splat(bias, x))
     return [b.select(below, plus, b.select(above, minus, zero))]
 
 
 # ---- constants --------------------------------------------------------------------------
 
 
-@lowers("Constant")
-def constant(b: CoreBuilder, op: Operation) -> Results:
-    assert isinstance(op, OnnxOp)
-    attrs = op.onnx_attributes()
-    if "value" in attrs and not isinstance(attrs["value"], StringTensorAttr):
-        from rung.dialects import core
-
-        new = core.ConstantOp.create(
-            properties={"value": attrs["value"]}, result_types=[_out(op).type]
-        )
+@lowers(onnx.ConstantOp)
+def constant(b: CoreBuilder, op: onnx.ConstantOp) -> Results:
+    value = op.value
+    if value is not None and not isinstance(value, StringTensorAttr):
+        new = core.ConstantOp.create(properties={"value": value}, result_types=[op.output.type])
         return [b.insert(new).results[0]]
-    out_type = _out(op).type
-    for key, dtype in (
-        ("value_float", np.float32), ("value_floats", np.float32),
-        ("value_int", np.int64), ("value_ints", np.int64),
+    out_element = element_of(op.output.type)
+    for key, element in (
+        ("value_float", f32), ("value_floats", f32), ("value_int", i64), ("value_ints", i64),
     ):  # fmt: skip
-        if key in attrs:
-            value = np.asarray(op.attr(key), dtype=dtype)
-            return [b.constant(value.astype(numpy_dtype(element_of(out_type))))]
+        if key in op.properties:
+            array = np.asarray(op.attr(key), dtype=numpy_dtype(element))
+            return [b.constant(array.astype(numpy_dtype(out_element)))]
     raise LoweringError("string and sparse constants have no core form")

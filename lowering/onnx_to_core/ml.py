@@ -22,18 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IntegerType, StringAttr, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
 from rung.dialects.constants import constant_value
 from rung.dialects.onnx import OnnxOp
+from rung.dialects.onnx import generated_ops as onnx
 from rung.dialects.onnx.types import StringType
 from rung.errors import RungError
 
 from .builder import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_array,
     element_of,
     int_attr,
@@ -44,30 +44,16 @@ from .builder import (
 )
 from .registry import Results, lowers
 
-ML = "ai.onnx.ml"
 F32 = Float32Type()
 
 # ---- helpers ----------------------------------------------------------------------------
 
 
-def _numeric(v: SSAValue | None) -> SSAValue:
+def _numeric(v: SSAValue) -> SSAValue:
     """`v`, checked to be a numeric tensor: string tensors have no core lowering."""
-    assert v is not None
     if isinstance(element_of(v.type), StringType):
         raise LoweringError("string tensors have no core lowering")
     return v
-
-
-def _input(op: Operation, i: int = 0) -> SSAValue:
-    return _numeric(as_onnx(op).onnx_inputs()[i])
-
-
-def _out(op: Operation, i: int = 0) -> SSAValue:
-    out = as_onnx(op).onnx_outputs()[i]
-    assert out is not None
-    if isinstance(element_of(out.type), StringType):
-        raise LoweringError("string tensors have no core lowering")
-    return out
 
 
 def _floats(op: OnnxOp, name: str) -> list[float]:
@@ -265,11 +251,11 @@ def _post_transform(b: CoreBuilder, scores: SSAValue, kind: str) -> SSAValue:
 # ---- elementwise preprocessing ----------------------------------------------------------------
 
 
-@lowers("Binarizer", domain=ML)
-def binarizer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlBinarizerOp)
+def binarizer(b: CoreBuilder, op: onnx.MlBinarizerOp) -> Results:
     """1 where x > threshold, else 0 (NaN gives 0), in x's type."""
-    x = _input(op)
-    threshold = float(as_onnx(op).attr("threshold"))  # type: ignore[arg-type]
+    x = _numeric(op.X)
+    threshold = float(op.attr("threshold"))  # type: ignore[arg-type]
     if _is_int(element_of(x.type)):
         # For integers x > t is x > floor(t); clamp so the constant fits the type.
         info = np.iinfo(numpy_dtype(element_of(x.type)))
@@ -278,12 +264,11 @@ def binarizer(b: CoreBuilder, op: Operation) -> Results:
     return [b.cast(above, element_of(x.type))]
 
 
-@lowers("Scaler", domain=ML)
-def scaler(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlScalerOp)
+def scaler(b: CoreBuilder, op: onnx.MlScalerOp) -> Results:
     """(x - offset) * scale in float32, per feature (last axis) or for all."""
-    o = as_onnx(op)
-    x = b.cast(_input(op), element_of(_out(op).type))
-    offset, scale = _floats(o, "offset"), _floats(o, "scale")
+    x = b.cast(_numeric(op.X), element_of(_numeric(op.Y).type))
+    offset, scale = _floats(op, "offset"), _floats(op, "scale")
     if offset:
         x = b.binary("sub", x, _along_last(b, np.array(offset), x, "offset"))
     if scale:
@@ -291,15 +276,15 @@ def scaler(b: CoreBuilder, op: Operation) -> Results:
     return [x]
 
 
-@lowers("Normalizer", domain=ML)
-def normalizer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlNormalizerOp)
+def normalizer(b: CoreBuilder, op: onnx.MlNormalizerOp) -> Results:
     """Each row divided by its max, L1 or L2 norm; a row whose divisor is 0 is kept.
 
     MAX divides by the row's largest value (not largest magnitude), as the
     spec's formula and onnxruntime do.
     """
-    norm = str(as_onnx(op).attr("norm"))
-    x = b.cast(_input(op), element_of(_out(op).type))
+    norm = str(op.attr("norm"))
+    x = b.cast(_numeric(op.X), element_of(_numeric(op.Y).type))
     rank = len(ranked_shape(x))
     if not rank:
         raise LoweringError("Normalizer needs at least a vector")
@@ -317,18 +302,17 @@ def normalizer(b: CoreBuilder, op: Operation) -> Results:
     return [b.select(zero, x, b.binary("div", x, divisor))]
 
 
-@lowers("Imputer", domain=ML)
-def imputer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlImputerOp)
+def imputer(b: CoreBuilder, op: onnx.MlImputerOp) -> Results:
     """Replace elements equal to the replaced value (or NaN) by per-feature values."""
-    o = as_onnx(op)
-    x = _input(op)
+    x = _numeric(op.X)
     if _is_int(element_of(x.type)):
-        values: list[float] | list[int] = _ints(o, "imputed_value_int64s")
-        replaced: float = int(o.attr("replaced_value_int64"))  # type: ignore[call-overload]
+        values: list[float] | list[int] = _ints(op, "imputed_value_int64s")
+        replaced: float = int(op.attr("replaced_value_int64"))  # type: ignore[call-overload]
         what = "imputed_value_int64s"
     else:
-        values = _floats(o, "imputed_value_floats")
-        replaced = float(o.attr("replaced_value_float"))  # type: ignore[arg-type]
+        values = _floats(op, "imputed_value_floats")
+        replaced = float(op.attr("replaced_value_float"))  # type: ignore[arg-type]
         what = "imputed_value_floats"
     if not values:
         raise LoweringError(f"Imputer on {element_of(x.type)} needs {what}")
@@ -342,10 +326,10 @@ def imputer(b: CoreBuilder, op: Operation) -> Results:
 # ---- feature extraction and encoding ------------------------------------------------------------
 
 
-@lowers("ArrayFeatureExtractor", domain=ML)
-def array_feature_extractor(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlArrayFeatureExtractorOp)
+def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) -> Results:
     """x[..., indices] with the indices flattened; a vector input gives one row."""
-    x, indices = _input(op, 0), _input(op, 1)
+    x, indices = _numeric(op.X), _numeric(op.Y)
     shape = ranked_shape(x)
     count = int(np.prod(ranked_shape(indices), dtype=np.int64))
     if any(d < 0 for d in ranked_shape(indices)):
@@ -365,21 +349,20 @@ def array_feature_extractor(b: CoreBuilder, op: Operation) -> Results:
     picked = b.gather(x, flat, len(shape) - 1)
     if len(shape) == 1:
         picked = b.reshape(picked, tensor(element_of(x.type), [1, count]))
-    return [_fit(b, picked, _out(op).type)]
+    return [_fit(b, picked, _numeric(op.Z).type)]
 
 
-@lowers("OneHotEncoder", domain=ML)
-def one_hot_encoder(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlOneHotEncoderOp)
+def one_hot_encoder(b: CoreBuilder, op: onnx.MlOneHotEncoderOp) -> Results:
     """[..., C] float32 indicators of x among `cats_int64s`; non-integers truncate first.
 
     `zeros=0` asks for a run-time error on unknown values, which core cannot
     raise: such values give all-zero rows.
     """
-    o = as_onnx(op)
-    x = _input(op)
-    cats = _ints(o, "cats_int64s")
+    x = _numeric(op.X)
+    cats = _ints(op, "cats_int64s")
     if not cats:
-        if o.attr("cats_strings"):
+        if op.attr("cats_strings"):
             raise LoweringError("string tensors have no core lowering")
         raise LoweringError("OneHotEncoder needs cats_int64s")
     shape = ranked_shape(x)
@@ -388,8 +371,8 @@ def one_hot_encoder(b: CoreBuilder, op: Operation) -> Results:
     runtime_shape = _shape_vector(b, x, len(shape), [len(cats)]) if dynamic else None
     values = _expand(b, b.cast(x, i64), list(range(len(shape))), out, runtime_shape)
     table = _expand(b, b.constant(np.array(cats, np.int64)), [len(shape)], out, runtime_shape)
-    hot = b.cast(b.compare("eq", values, table), element_of(_out(op).type))
-    return [_fit(b, hot, _out(op).type)]
+    hot = b.cast(b.compare("eq", values, table), element_of(_numeric(op.Y).type))
+    return [_fit(b, hot, _numeric(op.Y).type)]
 
 
 @dataclass
@@ -402,7 +385,7 @@ class _Mapping:
 
 
 def _label_mapping(
-    b: CoreBuilder, op: OnnxOp, key_type: np.dtype, value_type: np.dtype
+    b: CoreBuilder, op: onnx.MlLabelEncoderOp, key_type: np.dtype, value_type: np.dtype
 ) -> _Mapping:
     """The keys, values and default of a LabelEncoder, in the input and output types."""
     if op.attr("keys_strings") or op.attr("values_strings"):
@@ -430,17 +413,16 @@ def _label_mapping(
     )
 
 
-@lowers("LabelEncoder", domain=ML)
-def label_encoder(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlLabelEncoderOp)
+def label_encoder(b: CoreBuilder, op: onnx.MlLabelEncoderOp) -> Results:
     """Map each element through numeric keys → values; unknown elements get the default.
 
     Every element is compared with all keys; the matching key's position
     picks the value with a gather. A repeated key keeps its last value, and
     a NaN key matches NaN inputs.
     """
-    o = as_onnx(op)
-    x, out = _input(op), _out(op)
-    m = _label_mapping(b, o, numpy_dtype(element_of(x.type)), numpy_dtype(element_of(out.type)))
+    x, out = _numeric(op.X), _numeric(op.Y)
+    m = _label_mapping(b, op, numpy_dtype(element_of(x.type)), numpy_dtype(element_of(out.type)))
     table: dict[object, object] = {}
     nan_value = None
     for k, v in zip(m.keys.tolist(), m.values.tolist(), strict=True):
@@ -485,21 +467,20 @@ def _arg_max(b: CoreBuilder, x: SSAValue, axis: int) -> SSAValue:
     )
 
 
-@lowers("FeatureVectorizer", domain=ML)
-def feature_vectorizer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlFeatureVectorizerOp)
+def feature_vectorizer(b: CoreBuilder, op: onnx.MlFeatureVectorizerOp) -> Results:
     """Concatenate the inputs' feature columns as float32, each cut or zero-padded to
     its `inputdimensions` entry; a vector is one row, higher ranks flatten per row."""
-    o = as_onnx(op)
-    inputs = [_numeric(v) for v in o.onnx_inputs() if v is not None]
-    widths = _ints(o, "inputdimensions")
+    inputs = [_numeric(v) for v in op.X]
+    widths = _ints(op, "inputdimensions")
     if len(widths) != len(inputs):
         raise LoweringError(f"inputdimensions has {len(widths)} entries for {len(inputs)} inputs")
-    element = element_of(_out(op).type)
+    element = element_of(_numeric(op.Y).type)
     columns = [
         _feature_columns(b, b.cast(x, element), width)
         for x, width in zip(inputs, widths, strict=True)
     ]
-    return [_fit(b, b.concat(columns, 1), _out(op).type)]
+    return [_fit(b, b.concat(columns, 1), _numeric(op.Y).type)]
 
 
 def _feature_columns(b: CoreBuilder, x: SSAValue, width: int) -> SSAValue:
@@ -534,28 +515,27 @@ def _feature_columns(b: CoreBuilder, x: SSAValue, width: int) -> SSAValue:
 # ---- linear models ----------------------------------------------------------------------------
 
 
-@lowers("LinearRegressor", domain=ML)
-def linear_regressor(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlLinearRegressorOp)
+def linear_regressor(b: CoreBuilder, op: onnx.MlLinearRegressorOp) -> Results:
     """x · coefficientsᵀ + intercepts in float32, then the post-transform.
 
     Intercepts count only when there is one per target (as in onnxruntime).
     """
-    o = as_onnx(op)
-    x = _rows(b, b.cast(_input(op), F32))
-    targets = int(o.attr("targets"))  # type: ignore[call-overload]
-    coefficients = np.array(_floats(o, "coefficients"), np.float32)
+    x = _rows(b, b.cast(_numeric(op.X), F32))
+    targets = int(op.attr("targets"))  # type: ignore[call-overload]
+    coefficients = np.array(_floats(op, "coefficients"), np.float32)
     if targets < 1 or coefficients.size % targets:
         raise LoweringError(f"{coefficients.size} coefficients for {targets} targets")
-    intercepts = np.array(_floats(o, "intercepts"), np.float32)
+    intercepts = np.array(_floats(op, "intercepts"), np.float32)
     scores = _linear(
         b, x, coefficients.reshape(targets, -1), intercepts if intercepts.size == targets else None
     )
-    scores = _post_transform(b, scores, str(o.attr("post_transform")))
-    return [_fit(b, scores, _out(op).type)]
+    scores = _post_transform(b, scores, str(op.attr("post_transform")))
+    return [_fit(b, scores, _numeric(op.Y).type)]
 
 
-@lowers("LinearClassifier", domain=ML)
-def linear_classifier(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlLinearClassifierOp)
+def linear_classifier(b: CoreBuilder, op: onnx.MlLinearClassifierOp) -> Results:
     """Scores x · coefficientsᵀ + intercepts; the label of the best raw score.
 
     With one row of coefficients (binary), the label is the second class
@@ -564,27 +544,26 @@ def linear_classifier(b: CoreBuilder, op: Operation) -> Results:
     reference implementation gives [-s, s] there instead, so the binary forms
     whose scores the two runtimes disagree on are refused.
     """
-    o = as_onnx(op)
-    if o.attr("classlabels_strings"):
+    if op.attr("classlabels_strings"):
         raise LoweringError(
             "LinearClassifier with string class labels: string tensors have no core lowering"
         )
-    labels = _ints(o, "classlabels_ints")
-    x = _rows(b, b.cast(_input(op), F32))
+    labels = _ints(op, "classlabels_ints")
+    x = _rows(b, b.cast(_numeric(op.X), F32))
     features = ranked_shape(x)[1]
-    coefficients = np.array(_floats(o, "coefficients"), np.float32)
+    coefficients = np.array(_floats(op, "coefficients"), np.float32)
     if features < 0:
         raise LoweringError("LinearClassifier needs a static number of features")
     if coefficients.size % max(features, 1):
         raise LoweringError(f"{coefficients.size} coefficients for {features} features")
     classes = coefficients.size // max(features, 1)
-    intercepts = np.array(_floats(o, "intercepts"), np.float32)
+    intercepts = np.array(_floats(op, "intercepts"), np.float32)
     if intercepts.size not in (0, classes):
         raise LoweringError(f"{intercepts.size} intercepts for {classes} classes")
     scores = _linear(
         b, x, coefficients.reshape(classes, features), intercepts if intercepts.size else None
     )
-    transform = str(o.attr("post_transform"))
+    transform = str(op.attr("post_transform"))
     if classes == 1:
         label, scores = _binary_linear_classifier(b, scores, labels, transform)
     else:
@@ -593,7 +572,7 @@ def linear_classifier(b: CoreBuilder, op: Operation) -> Results:
         best = _arg_max(b, scores, 1)
         label = b.gather(b.constant(np.array(labels, np.int64)), best, 0)
         scores = _post_transform(b, scores, transform)
-    return [_fit(b, label, _out(op, 0).type), _fit(b, scores, _out(op, 1).type)]
+    return [_fit(b, label, _numeric(op.Y).type), _fit(b, scores, _numeric(op.Z).type)]
 
 
 def _binary_linear_classifier(
@@ -788,7 +767,7 @@ def _aggregate(
     return b.select(hit, best, b.splat(0, best))
 
 
-def _forest_v5(b: CoreBuilder, op: OnnxOp) -> _Forest:
+def _forest_v5(b: CoreBuilder, op: onnx.MlTreeEnsembleOp) -> _Forest:
     """The tables of a TreeEnsemble (ai.onnx.ml 5) from its attributes."""
     modes = _tensor_attr(b, op, "nodes_modes")
     splits = _tensor_attr(b, op, "nodes_splits")
@@ -853,21 +832,20 @@ def _code_name(names: tuple[str, ...], code: object, what: str) -> str:
     return names[code]
 
 
-@lowers("TreeEnsemble", domain=ML)
-def tree_ensemble(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlTreeEnsembleOp)
+def tree_ensemble(b: CoreBuilder, op: onnx.MlTreeEnsembleOp) -> Results:
     """Walk every tree for every row, aggregate the leaves per target, post-transform.
 
     post_transform codes follow the spec (1 = SOFTMAX, 2 = LOGISTIC).
     """
-    o = as_onnx(op)
-    x = _rows(b, _input(op))
-    forest = _forest_v5(b, o)
+    x = _rows(b, _numeric(op.X))
+    forest = _forest_v5(b, op)
     forest.check(ranked_shape(x)[1])
-    how = _code_name(_AGGREGATES, o.attr("aggregate_function"), "aggregate_function")
+    how = _code_name(_AGGREGATES, op.attr("aggregate_function"), "aggregate_function")
     scores = _aggregate(b, _walk(b, x, forest), forest, how, element_of(x.type))
-    transform = _code_name(_TRANSFORMS, o.attr("post_transform"), "post_transform")
+    transform = _code_name(_TRANSFORMS, op.attr("post_transform"), "post_transform")
     scores = _post_transform(b, scores, transform)
-    return [_fit(b, scores, _out(op).type)]
+    return [_fit(b, scores, _numeric(op.Y).type)]
 
 
 # ---- support vector machines --------------------------------------------------------------
@@ -902,24 +880,23 @@ def _svm_kernel(
     return b.binary("pow", scaled, b.splat(degree, scaled))
 
 
-@lowers("SVMRegressor", domain=ML)
-def svm_regressor(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MlSVMRegressorOp)
+def svm_regressor(b: CoreBuilder, op: onnx.MlSVMRegressorOp) -> Results:
     """Σ_v coefficients[v]·kernel(x, support_vector[v]) + rho, in float32.
 
     Without support vectors it is the linear model x · coefficients + rho;
     `one_class` maps the score to ±1. Like onnxruntime (and unlike the
     spec), post_transform is not applied.
     """
-    o = as_onnx(op)
-    x = _rows(b, b.cast(_input(op), F32))
+    x = _rows(b, b.cast(_numeric(op.X), F32))
     features = ranked_shape(x)[1]
-    coefficients = np.array(_floats(o, "coefficients"), np.float32)
-    rho = _floats(o, "rho")
-    supports = int(o.attr("n_supports"))  # type: ignore[call-overload]
+    coefficients = np.array(_floats(op, "coefficients"), np.float32)
+    rho = _floats(op, "rho")
+    supports = int(op.attr("n_supports"))  # type: ignore[call-overload]
     if not rho or not coefficients.size:
         raise LoweringError("SVMRegressor needs coefficients and rho")
     if supports > 0:
-        vectors = np.array(_floats(o, "support_vectors"), np.float32)
+        vectors = np.array(_floats(op, "support_vectors"), np.float32)
         width = vectors.size // supports
         if vectors.size % supports or coefficients.size != supports:
             raise LoweringError(
@@ -932,15 +909,15 @@ def svm_regressor(b: CoreBuilder, op: Operation) -> Results:
             b,
             x,
             vectors.reshape(supports, -1),
-            str(o.attr("kernel_type")),
-            _floats(o, "kernel_params"),
+            str(op.attr("kernel_type")),
+            _floats(op, "kernel_params"),
         )
         score = _linear(b, kernel, coefficients.reshape(1, -1), np.array(rho[:1], np.float32))
     else:
         if features >= 0 and coefficients.size != features:
             raise LoweringError(f"{coefficients.size} coefficients for {features} features")
         score = _linear(b, x, coefficients.reshape(1, -1), np.array(rho[:1], np.float32))
-    if o.attr("one_class"):
+    if op.attr("one_class"):
         positive = b.compare("gt", score, b.splat(0, score))
         score = b.select(positive, b.splat(1, score), b.splat(-1, score))
-    return [_fit(b, score, _out(op).type)]
+    return [_fit(b, score, _numeric(op.Y).type)]

@@ -2,13 +2,13 @@
 
 Core has no implicit broadcasting, no auto_pad and no ceil_mode, so every
 such convenience of ONNX is resolved here into explicit numbers from the
-static shapes: batch dims are broadcast before `core.matmul`, `auto_pad` and
-`ceil_mode` become `pad_low`/`pad_high`, averages become a sum pool divided by
-a count computed at compile time. Normalizations and softmax are compositions
-of reduce, broadcast and elementwise ops (fusion recovers the speed later).
-Dynamic dims are carried along where only the batch is dynamic; where a
-dynamic dim would decide a number that core needs statically, the handler
-raises `LoweringError` naming it.
+static shapes: batch dims are broadcast before `core.matmul` (by
+`CoreBuilder.matmul`), `auto_pad` and `ceil_mode` become `pad_low`/`pad_high`,
+averages become a sum pool divided by a count computed at compile time.
+Normalizations and softmax are compositions of reduce, broadcast and
+elementwise ops (fusion recovers the speed later). Dynamic dims are carried
+along where only the batch is dynamic; where a dynamic dim would decide a
+number that core needs statically, the handler raises `LoweringError` naming it.
 """
 
 from __future__ import annotations
@@ -17,16 +17,18 @@ import math as pymath
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import Float32Type, IntegerType, StringAttr, i32, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
+from rung.dialects.dtypes import f32, i32, i64
 from rung.dialects.onnx import OnnxOp
-
-from .builder import (
+from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
+    Size,
+    acc_type,
     constant_array,
     element_of,
     int_attr,
@@ -34,73 +36,19 @@ from .builder import (
     ranked_shape,
     tensor,
 )
+
+from .builder import ints_attr
 from .registry import Results, lowers
 
 # ---- helpers ------------------------------------------------------------------------------
 
 
-def _ints_attr(op: OnnxOp, name: str, default: Sequence[int]) -> list[int]:
-    value = op.attr(name)
-    if value is None:
-        return list(default)
-    return [int(v) for v in value]  # type: ignore[union-attr]
+def _float(op: OnnxOp, name: str) -> float:
+    return float(op.attr(name))  # type: ignore[arg-type]
 
 
-def _acc_type(element: Attribute) -> Attribute:
-    """The accumulation type: i32 for 8-bit (and other narrow) ints, else the element type."""
-    if isinstance(element, IntegerType) and element.width.data < 32:
-        return i32
-    return element
-
-
-def _shape_vector(b: CoreBuilder, source: SSAValue, spec: Sequence[int | str]) -> SSAValue:
-    """A 1-D i64 shape whose entries are constants (ints) or `"d<i>"`: dim i of `source`.
-
-    This is how a dynamic dim (a batch) is carried into a reshape or broadcast.
-    """
-    picks = [int(s[1:]) if isinstance(s, str) else 0 for s in spec]
-    consts = np.array([0 if isinstance(s, str) else s for s in spec], dtype=np.int64)
-    mask = np.array([isinstance(s, str) for s in spec])
-    shape = b.shape_of(source)
-    gather = core.GatherOp.create(
-        operands=[shape, b.constant(np.array(picks, dtype=np.int64))],
-        result_types=[tensor(i64, [len(spec)])],
-        properties={"axis": int_attr(0)},
-    )
-    dims = b.insert(gather).results[0]
-    if mask.all():
-        return dims
-    return b.select(b.constant(mask), dims, b.constant(consts))
-
-
-def _static_spec(source: SSAValue, spec: Sequence[int | str]) -> list[int]:
-    """The static shape a spec describes, -1 where it copies a dynamic dim."""
-    shape = ranked_shape(source)
-    return [shape[int(s[1:])] if isinstance(s, str) else s for s in spec]
-
-
-def _reshape(b: CoreBuilder, x: SSAValue, source: SSAValue, spec: Sequence[int | str]) -> SSAValue:
-    """Reshape `x` to `spec` (see `_shape_vector`), dynamic dims taken from `source`."""
-    out = _static_spec(source, spec)
-    result = tensor(element_of(x.type), out)
-    if all(d >= 0 for d in out):
-        return b.reshape(x, result)
-    return b.reshape(x, result, _shape_vector(b, source, spec))
-
-
-def _expand(b: CoreBuilder, x: SSAValue, dims: Sequence[int], like: SSAValue) -> SSAValue:
-    """Broadcast `x` into the shape of `like`; `dims[i]` is the result dim of x's dim i."""
-    out = ranked_shape(like)
-    result = tensor(element_of(x.type), out)
-    if x.type == result and list(dims) == list(range(len(out))):
-        return x
-    operands = [x]
-    if any(d < 0 for d in out):
-        operands.append(b.shape_of(like))
-    op = core.BroadcastOp.create(
-        operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
-    )
-    return b.insert(op).results[0]
+def _int(op: OnnxOp, name: str) -> int:
+    return int(op.attr(name))  # type: ignore[arg-type]
 
 
 def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
@@ -108,7 +56,7 @@ def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> S
     rank = len(ranked_shape(x))
     reduced = b.reduce(fn, x, axes)
     kept = [i for i in range(rank) if i not in set(axes)]
-    return _expand(b, reduced, kept, x)
+    return b.broadcast_in_dim(reduced, kept, x)
 
 
 def _mean_keep(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
@@ -124,7 +72,7 @@ def _mean_keep(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
 
 def _channel(b: CoreBuilder, v: SSAValue, x: SSAValue, axis: int = 1) -> SSAValue:
     """A per-channel vector [C] broadcast along `axis` of `x`."""
-    return _expand(b, v, [axis], x)
+    return b.broadcast_in_dim(v, [axis], x)
 
 
 def _pool(
@@ -202,131 +150,38 @@ def _conv_out(d: int, k: int, s: int, dil: int, lo: int, hi: int) -> int:
 # ---- matmul family ---------------------------------------------------------------------
 
 
-def _matmul(
-    b: CoreBuilder, lhs: SSAValue, rhs: SSAValue, result: Attribute, acc: Attribute
-) -> SSAValue:
-    """numpy matmul: 1-D operands get a unit dim, batch dims are broadcast explicitly."""
-    a_shape, b_shape = ranked_shape(lhs), ranked_shape(rhs)
-    element = element_of(result)
-    a1, b1 = len(a_shape) == 1, len(b_shape) == 1
-    if a1:
-        lhs = b.reshape(lhs, tensor(element_of(lhs.type), [1, a_shape[0]]))
-        a_shape = (1, a_shape[0])
-    if b1:
-        rhs = b.reshape(rhs, tensor(element_of(rhs.type), [b_shape[0], 1]))
-        b_shape = (b_shape[0], 1)
-    # The batch dims, broadcast like numpy (right-aligned).
-    ab, bb = a_shape[:-2], b_shape[:-2]
-    rank = max(len(ab), len(bb))
-    ab_full = (1,) * (rank - len(ab)) + ab
-    bb_full = (1,) * (rank - len(bb)) + bb
-    batch: list[int] = []
-    spec_a: list[int | str] = []
-    spec_b: list[int | str] = []
-    for i, (da, db) in enumerate(zip(ab_full, bb_full, strict=True)):
-        ia, ib = i - (rank - len(ab)), i - (rank - len(bb))
-        if da == db:
-            batch.append(da)
-            ref: int | str = da if da >= 0 else f"d{ia}"
-            spec_a.append(ref)
-            spec_b.append(ref if da >= 0 else ("b" + str(ib)))
-        elif da == 1:
-            batch.append(db)
-            spec_a.append(db if db >= 0 else "b" + str(ib))
-            spec_b.append(db if db >= 0 else "b" + str(ib))
-        elif db == 1:
-            batch.append(da)
-            spec_a.append(da if da >= 0 else f"d{ia}")
-            spec_b.append(da if da >= 0 else f"d{ia}")
-        else:
-            raise LoweringError(f"matmul batch dims {da} and {db} cannot be broadcast")
-
-    def bring(v: SSAValue, shape: tuple[int, ...], spec: list[int | str]) -> SSAValue:
-        target = [*batch, *shape[-2:]]
-        if list(shape) == target:
-            return v
-        out = tensor(element_of(v.type), target)
-        dims = list(range(rank - (len(shape) - 2), rank + 2))
-        operands = [v]
-        if any(d < 0 for d in target):
-            # Every dynamic batch dim comes from lhs ("d") or rhs ("b").
-            srcs = {s[0] for s in spec if isinstance(s, str)}
-            if len(srcs) != 1:
-                raise LoweringError("matmul with dynamic batch dims on both operands")
-            src = lhs if "d" in srcs else rhs
-            full = [s if not isinstance(s, str) else "d" + s[1:] for s in spec]
-            full += [d for d in shape[-2:]]
-            if any(isinstance(d, int) and d < 0 for d in full):
-                raise LoweringError("matmul with dynamic matrix dims needing a broadcast")
-            operands.append(_shape_vector(b, src, full))
-        op = core.BroadcastOp.create(
-            operands=operands, result_types=[out], properties={"dims": core.ints(dims)}
-        )
-        return b.insert(op).results[0]
-
-    lhs2 = bring(lhs, a_shape, spec_a)
-    rhs2 = bring(rhs, b_shape, spec_b)
-    out_shape = [*batch, a_shape[-2], b_shape[-1]]
-    mm = core.MatmulOp.create(
-        operands=[lhs2, rhs2],
-        result_types=[tensor(element, out_shape)],
-        properties={"acc": acc},
-    )
-    value = b.insert(mm).results[0]
-    if a1 or b1:
-        final = [*batch] + ([] if a1 else [a_shape[-2]]) + ([] if b1 else [b_shape[-1]])
-        if any(d < 0 for d in batch):
-            spec: list[int | str] = [f"d{i}" for i in range(len(batch))]
-            spec += ([] if a1 else [a_shape[-2]]) + ([] if b1 else [b_shape[-1]])
-            value = _reshape(b, value, value, spec)
-        else:
-            value = b.reshape(value, tensor(element, final))
-    return value
+@lowers(onnx.MatMulOp)
+def matmul(b: CoreBuilder, op: onnx.MatMulOp) -> Results:
+    return [b.matmul(op.A, op.B, element_of(op.Y.type))]
 
 
-@lowers("MatMul")
-def matmul(b: CoreBuilder, op: Operation) -> Results:
-    a, c = as_onnx(op).onnx_inputs()
-    assert a is not None and c is not None
-    result = op.results[0].type
-    return [_matmul(b, a, c, result, _acc_type(element_of(result)))]
-
-
-@lowers("MatMulInteger")
-def matmul_integer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MatMulIntegerOp)
+def matmul_integer(b: CoreBuilder, op: onnx.MatMulIntegerOp) -> Results:
     """(A - a_zero_point) × (B - b_zero_point) in i32; A's 1-D zero point is per row."""
-    a, c, a_zp, b_zp = (list(as_onnx(op).onnx_inputs()) + [None, None])[:4]
-    assert a is not None and c is not None
-    a32, c32 = b.cast(a, i32), b.cast(c, i32)
-    if a_zp is not None:
-        zp = b.cast(a_zp, i32)
+    a32, c32 = b.cast(op.A, i32), b.cast(op.B, i32)
+    if op.a_zero_point is not None:
+        zp = b.cast(op.a_zero_point, i32)
         zshape = ranked_shape(zp)
-        if len(zshape) == 1 and zshape[0] != 1 and len(ranked_shape(a)) >= 2:
+        if len(zshape) == 1 and zshape[0] != 1 and len(ranked_shape(op.A)) >= 2:
             zp = b.reshape(zp, tensor(i32, [zshape[0], 1]))
         a32 = b.binary("sub", a32, b.broadcast_to(zp, a32.type, a32))
-    if b_zp is not None:
-        zp = b.cast(b_zp, i32)
+    if op.b_zero_point is not None:
+        zp = b.cast(op.b_zero_point, i32)
         c32 = b.binary("sub", c32, b.broadcast_to(zp, c32.type, c32))
-    return [_matmul(b, a32, c32, op.results[0].type, i32)]
+    return [b.matmul(a32, c32, element_of(op.Y.type), i32)]
 
 
-@lowers("Gemm")
-def gemm(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.GemmOp)
+def gemm(b: CoreBuilder, op: onnx.GemmOp) -> Results:
     """alpha * A' × B' + beta * C, with C broadcast to the result."""
-    o = as_onnx(op)
-    a, c, bias = (list(o.onnx_inputs()) + [None])[:3]
-    assert a is not None and c is not None
-    if o.attr("transA"):
-        a = b.transpose(a, [1, 0])
-    if o.attr("transB"):
-        c = b.transpose(c, [1, 0])
-    result = op.results[0].type
-    y = _matmul(b, a, c, result, _acc_type(element_of(result)))
-    alpha, beta = float(o.attr("alpha")), float(o.attr("beta"))  # type: ignore[arg-type]
+    a = b.transpose(op.A, [1, 0]) if op.attr("transA") else op.A
+    c = b.transpose(op.B, [1, 0]) if op.attr("transB") else op.B
+    y = b.matmul(a, c, element_of(op.Y.type))
+    alpha, beta = _float(op, "alpha"), _float(op, "beta")
     if alpha != 1.0:
         y = b.binary("mul", y, b.splat(alpha, y))
-    if bias is not None and beta != 0.0:
-        cb = b.broadcast_to(bias, y.type, y)
+    if op.C is not None and beta != 0.0:
+        cb = b.broadcast_to(op.C, y.type, y)
         if beta != 1.0:
             cb = b.binary("mul", cb, b.splat(beta, cb))
         y = b.binary("add", y, cb)
@@ -342,12 +197,12 @@ def _conv_params(
     """(spatial, kernel, strides, dilations, pad_low, pad_high) of a Conv-like op."""
     spatial = _spatial(x, what)
     n = len(spatial)
-    kernel = _ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
+    kernel = ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
     if any(k < 0 for k in kernel):
         raise LoweringError(f"{what} with a dynamic kernel shape")
-    strides = _ints_attr(o, "strides", [1] * n)
-    dilations = _ints_attr(o, "dilations", [1] * n)
-    pads = _ints_attr(o, "pads", [0] * 2 * n)
+    strides = ints_attr(o, "strides", [1] * n)
+    dilations = ints_attr(o, "dilations", [1] * n)
+    pads = ints_attr(o, "pads", [0] * 2 * n)
     low, high = _auto_pads(str(o.attr("auto_pad")), spatial, kernel, strides, dilations, pads)
     return spatial, kernel, strides, dilations, low, high
 
@@ -369,7 +224,7 @@ def _conv(
             "dilations": core.ints(dilations),
             "pad_low": core.ints(low),
             "pad_high": core.ints(high),
-            "groups": int_attr(int(o.attr("group"))),  # type: ignore[arg-type]
+            "groups": int_attr(_int(o, "group")),
             "layout": StringAttr("NCHW"),
             "acc": acc,
         },
@@ -377,59 +232,42 @@ def _conv(
     return b.insert(conv).results[0]
 
 
-@lowers("Conv")
-def conv(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    x, w, bias = (list(o.onnx_inputs()) + [None])[:3]
-    assert x is not None and w is not None
-    element = element_of(op.results[0].type)
-    y = _conv(b, o, x, w, element, _acc_type(element))
-    if bias is not None:
-        y = b.binary("add", y, _channel(b, bias, y))
+@lowers(onnx.ConvOp)
+def conv(b: CoreBuilder, op: onnx.ConvOp) -> Results:
+    element = element_of(op.Y.type)
+    y = _conv(b, op, op.X, op.W, element, acc_type(element))
+    if op.B is not None:
+        y = b.binary("add", y, _channel(b, op.B, y))
     return [y]
 
 
-@lowers("ConvInteger")
-def conv_integer(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.ConvIntegerOp)
+def conv_integer(b: CoreBuilder, op: onnx.ConvIntegerOp) -> Results:
     """(x - x_zero_point) ⋆ (w - w_zero_point) in i32; w's zero point may be per channel."""
-    o = as_onnx(op)
-    x, w, x_zp, w_zp = (list(o.onnx_inputs()) + [None, None])[:4]
-    assert x is not None and w is not None
-    x32, w32 = b.cast(x, i32), b.cast(w, i32)
-    if x_zp is not None:
-        zp = b.cast(x_zp, i32)
+    x32, w32 = b.cast(op.x, i32), b.cast(op.w, i32)
+    if op.x_zero_point is not None:
+        zp = b.cast(op.x_zero_point, i32)
         if len(ranked_shape(zp)) == 1:
             zp = b.reshape(zp, tensor(i32, []))
-        x32 = b.binary("sub", x32, _expand(b, zp, [], x32))
-    if w_zp is not None:
-        zp = b.cast(w_zp, i32)
+        x32 = b.binary("sub", x32, b.broadcast_in_dim(zp, [], x32))
+    if op.w_zero_point is not None:
+        zp = b.cast(op.w_zero_point, i32)
         zshape = ranked_shape(zp)
         if len(zshape) == 1 and zshape[0] == 1:
             zp = b.reshape(zp, tensor(i32, []))
         dims = [0] if len(ranked_shape(zp)) == 1 else []
-        w32 = b.binary("sub", w32, _expand(b, zp, dims, w32))
-    return [_conv(b, o, x32, w32, i32, i32)]
+        w32 = b.binary("sub", w32, b.broadcast_in_dim(zp, dims, w32))
+    return [_conv(b, op, x32, w32, i32, i32)]
 
 
-@lowers("ConvTranspose")
-def conv_transpose(b: CoreBuilder, op: Operation) -> Results:
-    """output_shape/auto_pad become explicit pads; output_padding a negative pad_high."""
-    o = as_onnx(op)
-    x, w, bias = (list(o.onnx_inputs()) + [None])[:3]
-    assert x is not None and w is not None
-    spatial = _spatial(x, "ConvTranspose")
-    n = len(spatial)
-    kernel = _ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
-    strides = _ints_attr(o, "strides", [1] * n)
-    dilations = _ints_attr(o, "dilations", [1] * n)
-    out_pad = _ints_attr(o, "output_padding", [0] * n)
-    output_shape = o.attr("output_shape")
-    auto_pad = str(o.attr("auto_pad"))
-    pads_attr = o.attr("pads")
-    full = [
-        s * (d - 1) + op_ + (k - 1) * dil + 1
-        for d, k, s, dil, op_ in zip(spatial, kernel, strides, dilations, out_pad, strict=True)
-    ]
+def _transpose_pads(
+    op: onnx.ConvTransposeOp, full: Sequence[int], spatial: Sequence[int], strides: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """ConvTranspose's (pad_low, pad_high): from `pads`, or from `output_shape`/auto_pad."""
+    n = len(full)
+    output_shape = op.attr("output_shape")
+    auto_pad = str(op.attr("auto_pad"))
+    pads_attr = op.attr("pads")
     if pads_attr is None and (output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER")):
         if output_shape is not None:
             target = [int(v) for v in output_shape][-n:]  # type: ignore[union-attr]
@@ -444,14 +282,31 @@ def conv_transpose(b: CoreBuilder, op: Operation) -> Results:
             else:
                 low.append(total - total // 2)
                 high.append(total // 2)
-    elif auto_pad == "VALID" or pads_attr is None:
-        low, high = [0] * n, [0] * n
-    else:
-        pads = [int(v) for v in pads_attr]  # type: ignore[union-attr]
-        low, high = pads[:n], pads[n:]
+        return low, high
+    if auto_pad == "VALID" or pads_attr is None:
+        return [0] * n, [0] * n
+    pads = [int(v) for v in pads_attr]  # type: ignore[union-attr]
+    return pads[:n], pads[n:]
+
+
+@lowers(onnx.ConvTransposeOp)
+def conv_transpose(b: CoreBuilder, op: onnx.ConvTransposeOp) -> Results:
+    """output_shape/auto_pad become explicit pads; output_padding a negative pad_high."""
+    x, w = op.X, op.W
+    spatial = _spatial(x, "ConvTranspose")
+    n = len(spatial)
+    kernel = ints_attr(op, "kernel_shape", ranked_shape(w)[2:])
+    strides = ints_attr(op, "strides", [1] * n)
+    dilations = ints_attr(op, "dilations", [1] * n)
+    out_pad = ints_attr(op, "output_padding", [0] * n)
+    full = [
+        s * (d - 1) + op_ + (k - 1) * dil + 1
+        for d, k, s, dil, op_ in zip(spatial, kernel, strides, dilations, out_pad, strict=True)
+    ]
+    low, high = _transpose_pads(op, full, spatial, strides)
     out = [f - lo - hi for f, lo, hi in zip(full, low, high, strict=True)]
-    groups = int(o.attr("group"))  # type: ignore[arg-type]
-    element = element_of(op.results[0].type)
+    groups = _int(op, "group")
+    element = element_of(op.Y.type)
     result = tensor(element, [ranked_shape(x)[0], ranked_shape(w)[1] * groups, *out])
     ct = core.ConvTransposeOp.create(
         operands=[x, w],
@@ -462,12 +317,12 @@ def conv_transpose(b: CoreBuilder, op: Operation) -> Results:
             "pad_low": core.ints(low),
             "pad_high": core.ints([h - p for h, p in zip(high, out_pad, strict=True)]),
             "groups": int_attr(groups),
-            "acc": _acc_type(element),
+            "acc": acc_type(element),
         },
     )
     y = b.insert(ct).results[0]
-    if bias is not None:
-        y = b.binary("add", y, _channel(b, bias, y))
+    if op.B is not None:
+        y = b.binary("add", y, _channel(b, op.B, y))
     return [y]
 
 
@@ -480,12 +335,12 @@ class _PoolGeometry:
     def __init__(self, o: OnnxOp, x: SSAValue) -> None:
         self.spatial = _spatial(x, o.name)
         n = len(self.spatial)
-        self.kernel = _ints_attr(o, "kernel_shape", [])
+        self.kernel = ints_attr(o, "kernel_shape", [])
         if len(self.kernel) != n:
             raise LoweringError(f"kernel_shape {self.kernel} does not fit {n} spatial dims")
-        self.strides = _ints_attr(o, "strides", [1] * n)
-        self.dilations = _ints_attr(o, "dilations", [1] * n)
-        pads = _ints_attr(o, "pads", [0] * 2 * n)
+        self.strides = ints_attr(o, "strides", [1] * n)
+        self.dilations = ints_attr(o, "dilations", [1] * n)
+        pads = ints_attr(o, "pads", [0] * 2 * n)
         auto_pad = str(o.attr("auto_pad"))
         self.low, self.high = _auto_pads(
             auto_pad, self.spatial, self.kernel, self.strides, self.dilations, pads
@@ -539,37 +394,30 @@ def _divide_by_counts(b: CoreBuilder, total: SSAValue, counts: np.ndarray) -> SS
         return b.binary("div", total, b.splat(float(counts.flat[0]), total))
     rank = len(ranked_shape(total))
     c = b.constant(counts, like=total.type)
-    return b.binary("div", total, _expand(b, c, list(range(2, rank)), total))
+    return b.binary("div", total, b.broadcast_in_dim(c, list(range(2, rank)), total))
 
 
-@lowers("MaxPool")
-def max_pool(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    (x,) = [v for v in o.onnx_inputs() if v is not None]
-    outputs = o.onnx_outputs()
-    if len(outputs) > 1 and outputs[1] is not None:
+@lowers(onnx.MaxPoolOp)
+def max_pool(b: CoreBuilder, op: onnx.MaxPoolOp) -> Results:
+    if op.Indices is not None:
         raise LoweringError("MaxPool's Indices output is not supported")
-    return [_PoolGeometry(o, x).pool(b, "max", x)]
+    return [_PoolGeometry(op, op.X).pool(b, "max", op.X)]
 
 
-@lowers("AveragePool")
-def average_pool(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.AveragePoolOp)
+def average_pool(b: CoreBuilder, op: onnx.AveragePoolOp) -> Results:
     """Sum pool divided by the number of counted elements of each window."""
-    o = as_onnx(op)
-    (x,) = [v for v in o.onnx_inputs() if v is not None]
-    geometry = _PoolGeometry(o, x)
-    total = geometry.pool(b, "sum", x)
-    return [_divide_by_counts(b, total, geometry.counts(bool(o.attr("count_include_pad"))))]
+    geometry = _PoolGeometry(op, op.X)
+    total = geometry.pool(b, "sum", op.X)
+    return [_divide_by_counts(b, total, geometry.counts(bool(op.attr("count_include_pad"))))]
 
 
-@lowers("LpPool")
-def lp_pool(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LpPoolOp)
+def lp_pool(b: CoreBuilder, op: onnx.LpPoolOp) -> Results:
     """(sum |x|^p)^(1/p) over each window; zero padding adds nothing."""
-    o = as_onnx(op)
-    (x,) = [v for v in o.onnx_inputs() if v is not None]
-    p = int(o.attr("p"))  # type: ignore[arg-type]
-    powered = _lp_power(b, x, p)
-    total = _PoolGeometry(o, x).pool(b, "sum", powered)
+    p = _int(op, "p")
+    powered = _lp_power(b, op.X, p)
+    total = _PoolGeometry(op, op.X).pool(b, "sum", powered)
     return [_lp_root(b, total, p)]
 
 
@@ -595,28 +443,21 @@ def _global(b: CoreBuilder, kind: str, x: SSAValue) -> SSAValue:
     return _pool(b, kind, x, spatial, [1] * n, [1] * n, [0] * n, [0] * n, [1] * n)
 
 
-@lowers("GlobalMaxPool")
-def global_max_pool(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = as_onnx(op).onnx_inputs()
-    assert x is not None
-    return [_global(b, "max", x)]
+@lowers(onnx.GlobalMaxPoolOp)
+def global_max_pool(b: CoreBuilder, op: onnx.GlobalMaxPoolOp) -> Results:
+    return [_global(b, "max", op.X)]
 
 
-@lowers("GlobalAveragePool")
-def global_average_pool(b: CoreBuilder, op: Operation) -> Results:
-    (x,) = as_onnx(op).onnx_inputs()
-    assert x is not None
-    total = _global(b, "sum", x)
-    return [b.binary("div", total, b.splat(float(np.prod(ranked_shape(x)[2:])), total))]
+@lowers(onnx.GlobalAveragePoolOp)
+def global_average_pool(b: CoreBuilder, op: onnx.GlobalAveragePoolOp) -> Results:
+    total = _global(b, "sum", op.X)
+    return [b.binary("div", total, b.splat(float(np.prod(ranked_shape(op.X)[2:])), total))]
 
 
-@lowers("GlobalLpPool")
-def global_lp_pool(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
-    p = int(o.attr("p"))  # type: ignore[arg-type]
-    return [_lp_root(b, _global(b, "sum", _lp_power(b, x, p)), p)]
+@lowers(onnx.GlobalLpPoolOp)
+def global_lp_pool(b: CoreBuilder, op: onnx.GlobalLpPoolOp) -> Results:
+    p = _int(op, "p")
+    return [_lp_root(b, _global(b, "sum", _lp_power(b, op.X, p)), p)]
 
 
 # ---- normalizations ---------------------------------------------------------------------
@@ -633,45 +474,17 @@ def _normalize(
     return b.binary("mul", centered, inv_std), mean, inv_std
 
 
-@lowers("BatchNormalization")
-def batch_norm(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.BatchNormalizationOp)
+def batch_norm(b: CoreBuilder, op: onnx.BatchNormalizationOp) -> Results:
     """Inference: per-channel scale and shift (folded when the statistics are constants).
 
     Training mode normalizes with the batch statistics and also returns the
     updated running mean and variance.
     """
-    o = as_onnx(op)
-    x, scale, bias, mean, var = o.onnx_inputs()
-    assert x is not None and scale is not None and bias is not None
-    assert mean is not None and var is not None
-    eps = float(o.attr("epsilon"))  # type: ignore[arg-type]
-    if o.attr("training_mode"):
-        rank = len(ranked_shape(x))
-        axes = [0, *range(2, rank)]
-        normed, batch_mean, _ = _normalize(b, x, axes, eps)
-        y = b.binary("add", b.binary("mul", normed, _channel(b, scale, x)), _channel(b, bias, x))
-        momentum = float(o.attr("momentum"))  # type: ignore[arg-type]
-        cur_mean = b.reduce("sum", batch_mean, axes)  # each entry repeated `count` times
-        count = float(np.prod([ranked_shape(x)[a] for a in axes]))
-        if count < 0 or any(ranked_shape(x)[a] < 0 for a in axes):
-            raise LoweringError("training-mode BatchNormalization with dynamic dims")
-        cur_mean = b.binary("div", cur_mean, b.splat(count, cur_mean))
-        centered = b.binary("sub", x, batch_mean)
-        cur_var = b.reduce("sum", b.binary("mul", centered, centered), axes)
-        cur_var = b.binary("div", cur_var, b.splat(count, cur_var))
-
-        def running(old: SSAValue, new: SSAValue) -> SSAValue:
-            return b.binary(
-                "add",
-                b.binary("mul", old, b.splat(momentum, old)),
-                b.binary("mul", new, b.splat(1.0 - momentum, new)),
-            )
-
-        outputs = o.onnx_outputs()
-        results: list[SSAValue | None] = [y]
-        results.append(running(mean, cur_mean) if len(outputs) > 1 and outputs[1] else None)
-        results.append(running(var, cur_var) if len(outputs) > 2 and outputs[2] else None)
-        return results
+    if op.attr("training_mode"):
+        return _batch_norm_training(b, op)
+    x, eps = op.X, _float(op, "epsilon")
+    scale, bias, mean, var = op.scale, op.B, op.input_mean, op.input_var
     arrays = [constant_array(v) for v in (scale, bias, mean, var)]
     if all(a is not None for a in arrays):
         s, c, m, v = (np.asarray(a, dtype=np.float64) for a in arrays)  # type: ignore[arg-type]
@@ -687,20 +500,51 @@ def batch_norm(b: CoreBuilder, op: Operation) -> Results:
     return [y]
 
 
-@lowers("InstanceNormalization")
-def instance_norm(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    x, scale, bias = o.onnx_inputs()
-    assert x is not None and scale is not None and bias is not None
+def _batch_norm_training(b: CoreBuilder, op: onnx.BatchNormalizationOp) -> Results:
+    """Normalize with the batch's statistics; update the running ones with `momentum`."""
+    x = op.X
+    shape = ranked_shape(x)
+    axes = [0, *range(2, len(shape))]
+    normed, batch_mean, _ = _normalize(b, x, axes, _float(op, "epsilon"))
+    y = b.binary("add", b.binary("mul", normed, _channel(b, op.scale, x)), _channel(b, op.B, x))
+    momentum = _float(op, "momentum")
+    cur_mean = b.reduce("sum", batch_mean, axes)  # each entry repeated `count` times
+    count = float(np.prod([shape[a] for a in axes]))
+    if count < 0 or any(shape[a] < 0 for a in axes):
+        raise LoweringError("training-mode BatchNormalization with dynamic dims")
+    cur_mean = b.binary("div", cur_mean, b.splat(count, cur_mean))
+    centered = b.binary("sub", x, batch_mean)
+    cur_var = b.reduce("sum", b.binary("mul", centered, centered), axes)
+    cur_var = b.binary("div", cur_var, b.splat(count, cur_var))
+
+    def running(old: SSAValue, new: SSAValue) -> SSAValue:
+        return b.binary(
+            "add",
+            b.binary("mul", old, b.splat(momentum, old)),
+            b.binary("mul", new, b.splat(1.0 - momentum, new)),
+        )
+
+    return [
+        y,
+        running(op.input_mean, cur_mean) if op.running_mean is not None else None,
+        running(op.input_var, cur_var) if op.running_var is not None else None,
+    ]
+
+
+@lowers(onnx.InstanceNormalizationOp)
+def instance_norm(b: CoreBuilder, op: onnx.InstanceNormalizationOp) -> Results:
+    x = op.input
     axes = list(range(2, len(ranked_shape(x))))
-    normed, _, _ = _normalize(b, x, axes, float(o.attr("epsilon")))  # type: ignore[arg-type]
-    return [b.binary("add", b.binary("mul", normed, _channel(b, scale, x)), _channel(b, bias, x))]
+    normed, _, _ = _normalize(b, x, axes, _float(op, "epsilon"))
+    return [
+        b.binary("add", b.binary("mul", normed, _channel(b, op.scale, x)), _channel(b, op.B, x))
+    ]
 
 
 def _stash(b: CoreBuilder, x: SSAValue, stash_type: int) -> SSAValue:
     """The computation type of LayerNorm/GroupNorm (stash_type 1 = float32)."""
     if stash_type == 1:
-        return b.cast(x, Float32Type())
+        return b.cast(x, f32)
     return x
 
 
@@ -708,67 +552,57 @@ def _keepdims(
     b: CoreBuilder, v: SSAValue, result: Attribute, x: SSAValue, axes: Sequence[int]
 ) -> SSAValue:
     """`v` (full shape, constant along `axes`) reduced to `result`'s keepdims shape."""
-    shape = ranked_shape(x)
     picked = b.reduce("max", v, axes)  # the values are equal along axes
-    spec: list[int | str] = [
-        1 if i in axes else (shape[i] if shape[i] >= 0 else f"d{i}") for i in range(len(shape))
-    ]
-    return b.cast(_reshape(b, picked, x, spec), element_of(result))
+    sizes: list[Size] = [1 if i in axes else d for i, d in enumerate(b.dims(x))]
+    return b.cast(b.reshape_to(picked, sizes), element_of(result))
 
 
-@lowers("LayerNormalization")
-def layer_norm(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LayerNormalizationOp)
+def layer_norm(b: CoreBuilder, op: onnx.LayerNormalizationOp) -> Results:
     """Normalizes over the dims from `axis` on; Mean and InvStdDev keep those dims as 1."""
-    o = as_onnx(op)
-    x, scale, bias = (list(o.onnx_inputs()) + [None])[:3]
-    assert x is not None and scale is not None
+    x = op.X
     rank = len(ranked_shape(x))
-    axis = normalize_axis(int(o.attr("axis")), rank)  # type: ignore[arg-type]
-    axes = list(range(axis, rank))
-    xs = _stash(b, x, int(o.attr("stash_type")))  # type: ignore[arg-type]
-    normed, mean, inv_std = _normalize(b, xs, axes, float(o.attr("epsilon")))  # type: ignore[arg-type]
+    axes = list(range(normalize_axis(_int(op, "axis"), rank), rank))
+    xs = _stash(b, x, _int(op, "stash_type"))
+    normed, mean, inv_std = _normalize(b, xs, axes, _float(op, "epsilon"))
     y = b.cast(normed, element_of(x.type))
-    y = b.binary("mul", y, b.broadcast_to(scale, y.type, y))
-    if bias is not None:
-        y = b.binary("add", y, b.broadcast_to(bias, y.type, y))
-    outputs = o.onnx_outputs()
+    y = b.binary("mul", y, b.broadcast_to(op.Scale, y.type, y))
+    if op.B is not None:
+        y = b.binary("add", y, b.broadcast_to(op.B, y.type, y))
     results: list[SSAValue | None] = [y]
-    for i, v in ((1, mean), (2, inv_std)):
-        if len(outputs) > i and outputs[i] is not None:
-            results.append(_keepdims(b, v, outputs[i].type, xs, axes))  # type: ignore[union-attr]
+    for output, v in ((op.Mean, mean), (op.InvStdDev, inv_std)):
+        if output is not None:
+            results.append(_keepdims(b, v, output.type, xs, axes))
     return results
 
 
-@lowers("GroupNormalization")
-def group_norm(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.GroupNormalizationOp)
+def group_norm(b: CoreBuilder, op: onnx.GroupNormalizationOp) -> Results:
     """Reshape to [N, G, rest], normalize over rest, reshape back, per-channel scale/bias."""
-    o = as_onnx(op)
-    x, scale, bias = o.onnx_inputs()
-    assert x is not None and scale is not None and bias is not None
+    x = op.X
     shape = ranked_shape(x)
-    groups = int(o.attr("num_groups"))  # type: ignore[arg-type]
+    groups = _int(op, "num_groups")
     rest = shape[1:]
     if any(d < 0 for d in rest):
         raise LoweringError("GroupNormalization with dynamic channel or spatial dims")
     size = int(np.prod(rest)) // groups
-    xs = _stash(b, x, int(o.attr("stash_type")))  # type: ignore[arg-type]
-    n: int | str = shape[0] if shape[0] >= 0 else "d0"
-    grouped = _reshape(b, xs, xs, [n, groups, size])
-    normed, _, _ = _normalize(b, grouped, [2], float(o.attr("epsilon")))  # type: ignore[arg-type]
-    back = _reshape(b, normed, xs, [n, *rest])
+    xs = _stash(b, x, _int(op, "stash_type"))
+    n = b.dims(xs)[0]
+    grouped = b.reshape_to(xs, [n, groups, size])
+    normed, _, _ = _normalize(b, grouped, [2], _float(op, "epsilon"))
+    back = b.reshape_to(normed, [n, *rest])
     y = b.cast(back, element_of(x.type))
-    if len(ranked_shape(scale)) == 1 and ranked_shape(scale)[0] == groups and groups != shape[1]:
+    scale_shape = ranked_shape(op.scale)
+    if len(scale_shape) == 1 and scale_shape[0] == groups and groups != shape[1]:
         raise LoweringError("GroupNormalization-18 per-group scale is not supported")
-    return [b.binary("add", b.binary("mul", y, _channel(b, scale, y)), _channel(b, bias, y))]
+    return [b.binary("add", b.binary("mul", y, _channel(b, op.scale, y)), _channel(b, op.bias, y))]
 
 
-@lowers("LpNormalization")
-def lp_normalization(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
-    axis = normalize_axis(int(o.attr("axis")), len(ranked_shape(x)))  # type: ignore[arg-type]
-    p = int(o.attr("p"))  # type: ignore[arg-type]
+@lowers(onnx.LpNormalizationOp)
+def lp_normalization(b: CoreBuilder, op: onnx.LpNormalizationOp) -> Results:
+    x = op.input
+    axis = normalize_axis(_int(op, "axis"), len(ranked_shape(x)))
+    p = _int(op, "p")
     if p not in (1, 2):
         raise LoweringError(f"LpNormalization with p={p} (only 1 and 2 exist)")
     norm = _lp_root(b, _reduce_keep(b, "sum", _lp_power(b, x, p), [axis]), p)
@@ -777,14 +611,12 @@ def lp_normalization(b: CoreBuilder, op: Operation) -> Results:
     return [b.select(b.compare("eq", norm, zero), zero, b.binary("div", x, norm))]
 
 
-@lowers("MeanVarianceNormalization")
-def mean_variance_normalization(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.MeanVarianceNormalizationOp)
+def mean_variance_normalization(b: CoreBuilder, op: onnx.MeanVarianceNormalizationOp) -> Results:
     """ONNX's function body: (x - E[x]) / (sqrt(E[x²] - E[x]²) + 1e-9)."""
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
+    x = op.X
     rank = len(ranked_shape(x))
-    axes = sorted(normalize_axis(a, rank) for a in _ints_attr(o, "axes", [0, 2, 3]))
+    axes = sorted(normalize_axis(a, rank) for a in ints_attr(op, "axes", [0, 2, 3]))
     mean = _mean_keep(b, x, axes)
     mean_sq = _mean_keep(b, b.binary("mul", x, x), axes)
     std = b.unary("sqrt", b.binary("sub", mean_sq, b.binary("mul", mean, mean)))
@@ -794,40 +626,34 @@ def mean_variance_normalization(b: CoreBuilder, op: Operation) -> Results:
 # ---- softmax family ---------------------------------------------------------------------
 
 
-def _axis(o: OnnxOp, x: SSAValue) -> int:
-    return normalize_axis(int(o.attr("axis")), len(ranked_shape(x)))  # type: ignore[arg-type]
+def _axis(op: OnnxOp, x: SSAValue) -> int:
+    return normalize_axis(_int(op, "axis"), len(ranked_shape(x)))
 
 
-@lowers("Softmax")
-def softmax(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SoftmaxOp)
+def softmax(b: CoreBuilder, op: onnx.SoftmaxOp) -> Results:
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
-    axis = _axis(o, x)
+    x = op.input
+    axis = _axis(op, x)
     e = b.unary("exp", b.binary("sub", x, _reduce_keep(b, "max", x, [axis])))
     return [b.binary("div", e, _reduce_keep(b, "sum", e, [axis]))]
 
 
-@lowers("LogSoftmax")
-def log_softmax(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LogSoftmaxOp)
+def log_softmax(b: CoreBuilder, op: onnx.LogSoftmaxOp) -> Results:
     """(x - max) - log(sum(exp(x - max))) along `axis`."""
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
-    axis = _axis(o, x)
+    x = op.input
+    axis = _axis(op, x)
     shifted = b.binary("sub", x, _reduce_keep(b, "max", x, [axis]))
     total = _reduce_keep(b, "sum", b.unary("exp", shifted), [axis])
     return [b.binary("sub", shifted, b.unary("log", total))]
 
 
-@lowers("Hardmax")
-def hardmax(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.HardmaxOp)
+def hardmax(b: CoreBuilder, op: onnx.HardmaxOp) -> Results:
     """1 where the index along `axis` equals the (first) argmax, else 0."""
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
-    axis = _axis(o, x)
+    x = op.input
+    axis = _axis(op, x)
     shape = ranked_shape(x)
     if shape[axis] < 0:
         raise LoweringError("Hardmax along a dynamic dim")
@@ -838,55 +664,49 @@ def hardmax(b: CoreBuilder, op: Operation) -> Results:
     )
     index = b.insert(arg).results[0]
     iota = b.constant(np.arange(shape[axis], dtype=np.int64))
-    positions = _expand(b, iota, [axis], x)
-    chosen = _expand(b, index, [i for i in range(len(shape)) if i != axis], positions)
+    positions = b.broadcast_in_dim(iota, [axis], x)
+    chosen = b.broadcast_in_dim(index, [i for i in range(len(shape)) if i != axis], positions)
     hit = b.compare("eq", positions, chosen)
     return [b.select(hit, b.splat(1, x), b.splat(0, x))]
 
 
-@lowers("LRN")
-def lrn(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LRNOp)
+def lrn(b: CoreBuilder, op: onnx.LRNOp) -> Results:
     """x / (bias + alpha/size * sum of x² over a channel window)^beta.
 
     The channel window sum is a sum pool over a unit-channel view [N, 1, C, …].
     """
-    o = as_onnx(op)
-    (x,) = o.onnx_inputs()
-    assert x is not None
+    x = op.X
     shape = ranked_shape(x)
     if any(d < 0 for d in shape[1:]):
         raise LoweringError("LRN with dynamic channel or spatial dims")
-    size = int(o.attr("size"))  # type: ignore[arg-type]
-    alpha, beta = float(o.attr("alpha")), float(o.attr("beta"))  # type: ignore[arg-type]
-    bias = float(o.attr("bias"))  # type: ignore[arg-type]
-    n: int | str = shape[0] if shape[0] >= 0 else "d0"
+    size = _int(op, "size")
+    alpha, beta, bias = _float(op, "alpha"), _float(op, "beta"), _float(op, "bias")
+    n = b.dims(x)[0]
     squared = b.binary("mul", x, x)
-    view = _reshape(b, squared, x, [n, 1, *shape[1:]])
+    view = b.reshape_to(squared, [n, 1, *shape[1:]])
     rest = len(shape) - 1
     low = [(size - 1) // 2] + [0] * (rest - 1)
     high = [pymath.ceil((size - 1) / 2)] + [0] * (rest - 1)
     window = [size] + [1] * (rest - 1)
     summed = _pool(b, "sum", view, window, [1] * rest, [1] * rest, low, high, list(shape[1:]))
-    summed = _reshape(b, summed, x, [n, *shape[1:]])
+    summed = b.reshape_to(summed, [n, *shape[1:]])
     base = b.binary(
         "add", b.splat(bias, summed), b.binary("mul", summed, b.splat(alpha / size, summed))
     )
     return [b.binary("div", x, b.binary("pow", base, b.splat(beta, base)))]
 
 
-@lowers("Dropout")
-def dropout(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.DropoutOp)
+def dropout(b: CoreBuilder, op: onnx.DropoutOp) -> Results:
     """Inference: the identity, and a mask of all true; training mode is refused."""
-    o = as_onnx(op)
-    x, _ratio, training = (list(o.onnx_inputs()) + [None, None])[:3]
-    assert x is not None
-    if training is not None:
-        flag = constant_array(training)
-        ratio = constant_array(_ratio) if _ratio is not None else np.array(0.5)
+    x = op.data
+    if op.training_mode is not None:
+        flag = constant_array(op.training_mode)
+        ratio = constant_array(op.ratio) if op.ratio is not None else np.array(0.5)
         zero_ratio = ratio is not None and float(np.asarray(ratio).reshape(-1)[0]) == 0.0
         if (flag is None or bool(np.asarray(flag).reshape(-1)[0])) and not zero_ratio:
             raise LoweringError("Dropout in training mode (random masks) is not supported")
-    outputs = o.onnx_outputs()
-    if len(outputs) > 1 and outputs[1] is not None:
-        return [x, _expand(b, b.constant(np.array(True)), [], x)]
+    if op.mask is not None:
+        return [x, b.broadcast_in_dim(b.constant(np.array(True)), [], x)]
     return [x]

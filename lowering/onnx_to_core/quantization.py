@@ -1,41 +1,31 @@
 """Quantization ONNX ops → core: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
 
-Core has no quantized types or ops: these become float arithmetic around
-`core.cast`. Scale and zero point are brought to the input's shape first:
-per tensor (one element), per axis (1-D along `axis`) or blocked (same rank,
-each element repeated `block_size` times along `axis`). Rounding is half to
-even (`core.unary round`), and the clamp to the output type's range is done
-in float before the cast, so the cast never sees an out-of-range value.
+Core has no quantized types or ops: `CoreBuilder.quantize` / `dequantize`
+turn them into float arithmetic around `core.cast`. What is ONNX's own is how
+scale and zero point are laid out; they are brought to the input's shape
+first: per tensor (one element), per axis (1-D along `axis`) or blocked (same
+rank, each element repeated `block_size` times along `axis`).
 """
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from rung.dialects import core
-
-from .builder import (
+from rung.dialects.onnx import OnnxOp
+from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     element_of,
-    element_type_of,
     is_static,
     normalize_axis,
-    numpy_dtype,
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
-
-
-def _compute_element(*values: SSAValue) -> Attribute:
-    """f64 if any operand is f64, else f32: the precision ONNX's reference computes in."""
-    if any(numpy_dtype(element_of(v.type)) == np.float64 for v in values):
-        return element_type_of(np.dtype(np.float64))
-    return element_type_of(np.dtype(np.float32))
 
 
 def _spread(b: CoreBuilder, param: SSAValue, x: SSAValue, axis: int, block_size: int) -> SSAValue:
@@ -93,101 +83,56 @@ def _spread(b: CoreBuilder, param: SSAValue, x: SSAValue, axis: int, block_size:
     return b.insert(sliced).results[0]
 
 
-def _range(dtype: np.dtype) -> tuple[float, float]:
-    """The representable range of a quantized type (finite range for float types)."""
-    if _is_integer(dtype):
-        info = ml_dtypes.iinfo(dtype)
-        return float(info.min), float(info.max)
-    finfo = ml_dtypes.finfo(dtype)
-    return float(finfo.min), float(finfo.max)
+def _layout(op: OnnxOp) -> tuple[int, int]:
+    """(axis, block_size) of a Quantize/DequantizeLinear op."""
+    return int(op.attr("axis")), int(op.attr("block_size"))  # type: ignore[arg-type]
 
 
-def _is_integer(dtype: np.dtype) -> bool:
-    try:
-        ml_dtypes.iinfo(dtype)
-    except (ValueError, TypeError):
-        return False
-    return True
-
-
-def _quantize(
-    b: CoreBuilder,
-    x: SSAValue,
-    scale: SSAValue,
-    zero_point: SSAValue | None,
-    out_element: Attribute,
-    saturate: bool,
-) -> SSAValue:
-    """`saturate(round(x / scale) + zero_point)` in `out_element` (all operands shaped like x)."""
-    compute = _compute_element(x, scale)
-    xf = b.cast(x, compute)
-    value = b.binary("div", xf, b.cast(scale, compute))
-    out_dtype = numpy_dtype(out_element)
-    integer = _is_integer(out_dtype)
-    if integer:
-        value = b.unary("round", value)
-    if zero_point is not None:
-        value = b.binary("add", value, b.cast(zero_point, compute))
-    low, high = _range(out_dtype)
-    if integer or saturate:
-        value = b.binary("max", value, b.splat(low, value))
-        value = b.binary("min", value, b.splat(high, value))
-    return b.cast(value, out_element)
-
-
-@lowers("QuantizeLinear")
-def quantize_linear(b: CoreBuilder, op: Operation) -> Results:
-    onnx_op = as_onnx(op)
-    x, scale, zero_point = (onnx_op.onnx_inputs() + [None, None])[:3]
-    assert x is not None and scale is not None
-    if onnx_op.attr("precision"):
+@lowers(onnx.QuantizeLinearOp)
+def quantize_linear(b: CoreBuilder, op: onnx.QuantizeLinearOp) -> Results:
+    if op.attr("precision"):
         raise LoweringError("QuantizeLinear's precision attribute is not supported")
-    axis = int(onnx_op.attr("axis"))  # type: ignore[arg-type]
-    block = int(onnx_op.attr("block_size"))  # type: ignore[arg-type]
-    out_element = element_of(op.results[0].type)
-    scale = _spread(b, scale, x, axis, block)
+    axis, block = _layout(op)
+    scale = _spread(b, op.y_scale, op.x, axis, block)
+    zero_point = op.y_zero_point
     if zero_point is not None:
-        zero_point = _spread(b, zero_point, x, axis, block)
-    saturate = bool(onnx_op.attr("saturate"))
-    return [_quantize(b, x, scale, zero_point, out_element, saturate)]
+        zero_point = _spread(b, zero_point, op.x, axis, block)
+    saturate = bool(op.attr("saturate"))
+    return [b.quantize(op.x, scale, zero_point, element_of(op.y.type), saturate)]
 
 
-@lowers("DequantizeLinear")
-def dequantize_linear(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.DequantizeLinearOp)
+def dequantize_linear(b: CoreBuilder, op: onnx.DequantizeLinearOp) -> Results:
     """`(x - zero_point) * scale`, computed in f32 (f64 for f64 scales), then cast."""
-    onnx_op = as_onnx(op)
-    x, scale, zero_point = (onnx_op.onnx_inputs() + [None, None])[:3]
-    assert x is not None and scale is not None
-    axis = int(onnx_op.attr("axis"))  # type: ignore[arg-type]
-    block = int(onnx_op.attr("block_size"))  # type: ignore[arg-type]
-    compute = _compute_element(scale)
-    value = b.cast(x, compute)
+    axis, block = _layout(op)
+    zero_point = op.x_zero_point
     if zero_point is not None:
-        value = b.binary("sub", value, b.cast(_spread(b, zero_point, x, axis, block), compute))
-    value = b.binary("mul", value, b.cast(_spread(b, scale, x, axis, block), compute))
-    return [b.cast(value, element_of(op.results[0].type))]
+        zero_point = _spread(b, zero_point, op.x, axis, block)
+    scale = _spread(b, op.x_scale, op.x, axis, block)
+    return [b.dequantize(op.x, scale, zero_point, element_of(op.y.type))]
 
 
-@lowers("DynamicQuantizeLinear")
-def dynamic_quantize_linear(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.DynamicQuantizeLinearOp)
+def dynamic_quantize_linear(b: CoreBuilder, op: onnx.DynamicQuantizeLinearOp) -> Results:
     """uint8 quantization over the range [min(x, 0), max(x, 0)], as ONNX defines it."""
-    (x,) = [v for v in as_onnx(op).onnx_inputs() if v is not None]
+    x = op.x
     shape = shape_of_type(x.type)
     if shape is None:
         raise LoweringError("DynamicQuantizeLinear needs a ranked input")
     axes = list(range(len(shape)))
-    y_type, scale_type, zp_type = (r.type for r in op.results)
-    zero = b.scalar(0, element_of(x.type))
+    element = element_of(x.type)
+    zero = b.scalar(0, element)
     low = b.binary("min", b.reduce("min", x, axes), zero)
     high = b.binary("max", b.reduce("max", x, axes), zero)
-    scale = b.binary("div", b.binary("sub", high, low), b.scalar(255, element_of(x.type)))
+    scale = b.binary("div", b.binary("sub", high, low), b.scalar(255, element))
     zp = b.binary("sub", zero, b.binary("div", low, scale))
     zp = b.unary("round", zp)
-    zp = b.binary("min", b.binary("max", zp, zero), b.scalar(255, element_of(x.type)))
-    zp_out = b.cast(zp, element_of(zp_type))
-    like = tensor(element_of(x.type), shape)
+    zp = b.binary("min", b.binary("max", zp, zero), b.scalar(255, element))
+    zp_out = b.cast(zp, element_of(op.y_zero_point.type))
+    like = tensor(element, shape)
     spread_scale = b.broadcast_to(scale, like, x)
     spread_zp = b.broadcast_to(zp, like, x)
-    y = _quantize(b, x, spread_scale, spread_zp, element_of(y_type), True)
+    y = b.quantize(x, spread_scale, spread_zp, element_of(op.y.type), True)
+    scale_type = op.y_scale.type
     scale_out = b.reshape(scale, scale_type) if scale.type != scale_type else scale
     return [y, scale_out, zp_out]

@@ -16,32 +16,45 @@ from collections.abc import Sequence
 from itertools import combinations
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerType, StringAttr, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp
-
-from .builder import (
+from rung.dialects.dtypes import i1, i64, numpy_dtype
+from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_ints,
     element_of,
     int_attr,
     is_static,
     normalize_axis,
-    numpy_dtype,
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
+Reduction = (
+    onnx.ReduceSumOp | onnx.ReduceMeanOp | onnx.ReduceMaxOp | onnx.ReduceMinOp
+    | onnx.ReduceProdOp | onnx.ReduceL1Op | onnx.ReduceL2Op | onnx.ReduceLogSumOp
+    | onnx.ReduceLogSumExpOp | onnx.ReduceSumSquareOp
+)  # fmt: skip
+"""The Reduce* ops: `data`, optional `axes`, `keepdims` and `noop_with_empty_axes`."""
 
-def _data(op: Operation) -> SSAValue:
-    data = as_onnx(op).onnx_inputs()[0]
-    assert data is not None
-    return data
+_FN: dict[type[Reduction], str] = {
+    onnx.ReduceMaxOp: "max", onnx.ReduceMinOp: "min", onnx.ReduceProdOp: "prod",
+    onnx.ReduceSumOp: "sum", onnx.ReduceMeanOp: "sum", onnx.ReduceL1Op: "sum",
+    onnx.ReduceL2Op: "sum", onnx.ReduceLogSumOp: "sum", onnx.ReduceLogSumExpOp: "sum",
+    onnx.ReduceSumSquareOp: "sum",
+}  # fmt: skip
+"""The core reduction at the heart of each Reduce* op."""
+
+_NOOP_ON_SIZE_ONE = (
+    onnx.ReduceSumOp, onnx.ReduceMaxOp, onnx.ReduceMinOp, onnx.ReduceProdOp, onnx.ReduceMeanOp,
+)  # fmt: skip
+"""Reductions that change nothing when they reduce dims of size 1 only."""
 
 
 def _rank(x: SSAValue) -> int:
@@ -51,7 +64,7 @@ def _rank(x: SSAValue) -> int:
     return len(shape)
 
 
-def _reduce_axes(op: Operation, x: SSAValue) -> list[list[int]] | None:
+def _reduce_axes(op: Reduction, x: SSAValue) -> list[list[int]] | None:
     """The candidate sets of axes to reduce (sorted, non-negative); None for the identity.
 
     No `axes` (or an empty one) means all axes, unless `noop_with_empty_axes`
@@ -61,11 +74,9 @@ def _reduce_axes(op: Operation, x: SSAValue) -> list[list[int]] | None:
     candidate (sets differing only in size-1 dims are the same reduction),
     and `_select_axes` picks among several at run time.
     """
-    onnx_op = as_onnx(op)
-    inputs = onnx_op.onnx_inputs()
-    axes_value = inputs[1] if len(inputs) > 1 else None
+    axes_value = op.axes
     rank = _rank(x)
-    noop = bool(onnx_op.attr("noop_with_empty_axes"))
+    noop = bool(op.attr("noop_with_empty_axes"))
     axes_shape = None if axes_value is None else shape_of_type(axes_value.type)
     if axes_value is None or axes_shape == (0,):
         return None if noop else [list(range(rank))]
@@ -77,19 +88,19 @@ def _reduce_axes(op: Operation, x: SSAValue) -> list[list[int]] | None:
     return _axes_from_types(op, x, noop)
 
 
-def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] | None:
+def _axes_from_types(op: Reduction, x: SSAValue, noop: bool) -> list[list[int]] | None:
     """Candidate axes for run-time `axes`, from the input and result types."""
     ins = shape_of_type(x.type)
-    out = shape_of_type(op.results[0].type)
+    out = shape_of_type(op.reduced.type)
     why = "axes must be a constant, or follow from static input and result shapes"
     if ins is None or out is None or any(d < 0 for d in ins + out):
         raise LoweringError(
             f"{why}; axes is a run-time value and the shapes are not both static "
-            f"({x.type} -> {op.results[0].type})"
+            f"({x.type} -> {op.reduced.type})"
         )
     rank = len(ins)
     size_one = [i for i in range(rank) if ins[i] == 1]
-    if as_onnx(op).attr("keepdims"):
+    if op.attr("keepdims"):
         if len(out) != rank:
             raise LoweringError(why)
         definite = [i for i in range(rank) if out[i] == 1 and ins[i] != 1]
@@ -99,13 +110,7 @@ def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] 
             return [definite]
         if not noop or not size_one:
             return None if noop else [size_one]
-        if op.name.split(".")[-1] in (
-            "ReduceSum",
-            "ReduceMax",
-            "ReduceMin",
-            "ReduceProd",
-            "ReduceMean",
-        ):
+        if isinstance(op, _NOOP_ON_SIZE_ONE):
             return None  # reducing size-1 dims changes nothing
         raise LoweringError("cannot tell from the shapes whether the reduction is a no-op")
     k = rank - len(out)
@@ -123,9 +128,9 @@ def _axes_from_types(op: Operation, x: SSAValue, noop: bool) -> list[list[int]] 
     return list(candidates.values())
 
 
-def _axes_mask(b: CoreBuilder, op: Operation, rank: int) -> SSAValue:
+def _axes_mask(b: CoreBuilder, op: Reduction, rank: int) -> SSAValue:
     """`mask[i]` (i1, shape [rank]): whether the run-time axes name dim i."""
-    axes = as_onnx(op).onnx_inputs()[1]
+    axes = op.axes
     assert axes is not None
     shape = shape_of_type(axes.type)
     if shape is None or len(shape) != 1 or shape[0] < 0:
@@ -147,7 +152,7 @@ def _axes_mask(b: CoreBuilder, op: Operation, rank: int) -> SSAValue:
 
 def _select_axes(
     b: CoreBuilder,
-    op: Operation,
+    op: Reduction,
     x: SSAValue,
     candidates: list[list[int]],
     results: list[SSAValue],
@@ -200,17 +205,8 @@ def _keep(
 
 def _expand(b: CoreBuilder, reduced: SSAValue, x: SSAValue, axes: Sequence[int]) -> SSAValue:
     """Broadcast a reduced value back over the reduced axes to the shape of `x`."""
-    shape = shape_of_type(x.type) or ()
-    kept = [i for i in range(len(shape)) if i not in axes]
-    operands = [reduced]
-    if not is_static(x.type):
-        operands.append(b.shape_of(x))
-    op = core.BroadcastOp.create(
-        operands=operands,
-        result_types=[tensor(element_of(reduced.type), shape)],
-        properties={"dims": core.ints(kept)},
-    )
-    return b.insert(op).results[0]
+    kept = [i for i in range(_rank(x)) if i not in axes]
+    return b.broadcast_in_dim(reduced, kept, x)
 
 
 def _count(b: CoreBuilder, x: SSAValue, axes: Sequence[int], like: SSAValue) -> SSAValue:
@@ -226,7 +222,7 @@ def _count(b: CoreBuilder, x: SSAValue, axes: Sequence[int], like: SSAValue) -> 
     return b.broadcast_to(n, like.type, like)
 
 
-def _empty_identity(op: Operation, x: SSAValue, axes: Sequence[int]) -> bool:
+def _empty_identity(x: SSAValue, axes: Sequence[int]) -> bool:
     shape = shape_of_type(x.type) or ()
     return any(shape[a] == 0 for a in axes)
 
@@ -255,14 +251,24 @@ def _highest(dtype: np.dtype) -> float | bool:
     return np.inf
 
 
-# name → (what to reduce before, core fn, what to apply after, empty-set identity)
-_KINDS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-          "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")  # fmt: skip
+def _identity(op: Reduction, dtype: np.dtype) -> float | bool:
+    """The result of reducing an empty set."""
+    if isinstance(op, onnx.ReduceMaxOp):
+        return _lowest(dtype)
+    if isinstance(op, onnx.ReduceMinOp):
+        return _highest(dtype)
+    if isinstance(op, onnx.ReduceProdOp):
+        return 1
+    if isinstance(op, onnx.ReduceLogSumOp | onnx.ReduceLogSumExpOp):
+        return -np.inf
+    if isinstance(op, onnx.ReduceMeanOp):
+        return np.nan
+    return 0
 
 
-@lowers(*_KINDS)
-def reduce(b: CoreBuilder, op: Operation) -> Results:
-    x = _data(op)
+@lowers(*_FN)
+def reduce(b: CoreBuilder, op: Reduction) -> Results:
+    x = op.data
     candidates = _reduce_axes(op, x)
     if candidates is None:
         return [x]
@@ -270,32 +276,25 @@ def reduce(b: CoreBuilder, op: Operation) -> Results:
     return [_select_axes(b, op, x, candidates, results)]
 
 
-def _reduce_one(b: CoreBuilder, op: Operation, x: SSAValue, axes: list[int]) -> SSAValue:
+def _reduce_one(b: CoreBuilder, op: Reduction, x: SSAValue, axes: list[int]) -> SSAValue:
     """The reduction of `x` over `axes`, in the op's result type."""
-    kind = op.name.split(".")[-1]
-    out = op.results[0].type
-    keepdims = bool(as_onnx(op).attr("keepdims"))
-    if _empty_identity(op, x, axes):
-        dtype = numpy_dtype(element_of(out))
-        identity: float | bool = {
-            "ReduceMax": _lowest(dtype), "ReduceMin": _highest(dtype), "ReduceProd": 1,
-            "ReduceLogSum": -np.inf, "ReduceLogSumExp": -np.inf, "ReduceMean": np.nan,
-        }.get(kind, 0)  # fmt: skip
-        return _identity_constant(b, out, identity)
-    if kind == "ReduceLogSumExp":
+    out = op.reduced.type
+    keepdims = bool(op.attr("keepdims"))
+    if _empty_identity(x, axes):
+        return _identity_constant(b, out, _identity(op, numpy_dtype(element_of(out))))
+    if isinstance(op, onnx.ReduceLogSumExpOp):
         return _keep(b, _log_sum_exp(b, x, axes), x, axes, out, keepdims)
     source = x
-    if kind == "ReduceL1":
+    if isinstance(op, onnx.ReduceL1Op):
         source = b.unary("abs", x)
-    elif kind in ("ReduceL2", "ReduceSumSquare"):
+    elif isinstance(op, onnx.ReduceL2Op | onnx.ReduceSumSquareOp):
         source = b.binary("mul", x, x)
-    fn = {"ReduceMax": "max", "ReduceMin": "min", "ReduceProd": "prod"}.get(kind, "sum")
-    reduced = b.reduce(fn, source, axes)
-    if kind == "ReduceMean":
+    reduced = b.reduce(_FN[type(op)], source, axes)
+    if isinstance(op, onnx.ReduceMeanOp):
         reduced = b.binary("div", reduced, _count(b, x, axes, reduced))
-    elif kind == "ReduceL2":
+    elif isinstance(op, onnx.ReduceL2Op):
         reduced = b.unary("sqrt", reduced)
-    elif kind == "ReduceLogSum":
+    elif isinstance(op, onnx.ReduceLogSumOp):
         reduced = b.unary("log", reduced)
     return _keep(b, reduced, x, axes, out, keepdims)
 
@@ -307,21 +306,20 @@ def _log_sum_exp(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
     the result is the naive formula's (-inf or inf) instead of NaN.
     """
     peak = b.reduce("max", x, axes)
-    infinite = b.unary("isinf", peak, tensor(IntegerType(1), shape_of_type(peak.type) or ()))
+    infinite = b.unary("isinf", peak, tensor(i1, shape_of_type(peak.type) or ()))
     safe = b.select(infinite, b.splat(0, peak), peak)
     shifted = b.binary("sub", x, _expand(b, safe, x, axes))
     total = b.reduce("sum", b.unary("exp", shifted), axes)
     return b.binary("add", b.unary("log", total), safe)
 
 
-@lowers("ArgMax", "ArgMin")
-def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
-    onnx_op = as_onnx(op)
-    x = _data(op)
+@lowers(onnx.ArgMaxOp, onnx.ArgMinOp)
+def arg_reduce(b: CoreBuilder, op: onnx.ArgMaxOp | onnx.ArgMinOp) -> Results:
+    x = op.data
     shape = shape_of_type(x.type)
     if shape is None:
         raise LoweringError("ArgMax/ArgMin need a ranked input")
-    axis = normalize_axis(int(onnx_op.attr("axis")), len(shape))  # type: ignore[arg-type]
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] == 0:
         raise LoweringError("ArgMax/ArgMin of an empty axis has no answer")
     result = tensor(i64, [d for i, d in enumerate(shape) if i != axis])
@@ -329,23 +327,20 @@ def arg_reduce(b: CoreBuilder, op: Operation) -> Results:
         operands=[x],
         result_types=[result],
         properties={
-            "fn": StringAttr("max" if op.name.endswith("ArgMax") else "min"),
+            "fn": StringAttr("max" if isinstance(op, onnx.ArgMaxOp) else "min"),
             "axis": int_attr(axis),
-            "last": int_attr(1 if onnx_op.attr("select_last_index") else 0),
+            "last": int_attr(1 if op.attr("select_last_index") else 0),
         },
     )
     reduced = b.insert(new).results[0]
-    keepdims = bool(onnx_op.attr("keepdims"))
-    return [_keep(b, reduced, x, [axis], op.results[0].type, keepdims)]
+    return [_keep(b, reduced, x, [axis], op.reduced.type, bool(op.attr("keepdims")))]
 
 
-@lowers("CumSum", "CumProd")
-def cumulative(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.CumSumOp, onnx.CumProdOp)
+def cumulative(b: CoreBuilder, op: onnx.CumSumOp | onnx.CumProdOp) -> Results:
     """core.cumulative along `axis`; an axis known only at run time picks among all dims."""
-    onnx_op = as_onnx(op)
-    name = onnx_op.SCHEMA.op_type
-    x, axis_value = onnx_op.onnx_inputs()[:2]
-    assert x is not None and axis_value is not None
+    name = op.SCHEMA.op_type
+    x, axis_value = op.x, op.axis
     rank = _rank(x)
     if rank == 0:
         raise LoweringError(f"{name} needs an input of rank 1 or more")
@@ -353,7 +348,7 @@ def cumulative(b: CoreBuilder, op: Operation) -> Results:
     if axis is not None and len(axis) != 1:
         raise LoweringError(f"{name}'s axis must be a scalar")
     candidates = [normalize_axis(axis[0], rank)] if axis is not None else list(range(rank))
-    results = [_cumulative(b, onnx_op, x, a) for a in candidates]
+    results = [_cumulative(b, op, a) for a in candidates]
     if len(results) == 1:
         return results
     # Select by the run-time axis (normalized): the last candidate is the fallback.
@@ -369,12 +364,12 @@ def cumulative(b: CoreBuilder, op: Operation) -> Results:
     return [chosen]
 
 
-def _cumulative(b: CoreBuilder, op: OnnxOp, x: SSAValue, axis: int) -> SSAValue:
+def _cumulative(b: CoreBuilder, op: onnx.CumSumOp | onnx.CumProdOp, axis: int) -> SSAValue:
     new = core.CumulativeOp.create(
-        operands=[x],
-        result_types=[x.type],
+        operands=[op.x],
+        result_types=[op.x.type],
         properties={
-            "fn": StringAttr("prod" if op.SCHEMA.op_type == "CumProd" else "sum"),
+            "fn": StringAttr("prod" if isinstance(op, onnx.CumProdOp) else "sum"),
             "axis": int_attr(axis),
             "exclusive": int_attr(1 if op.attr("exclusive") else 0),
             "reverse": int_attr(1 if op.attr("reverse") else 0),
@@ -383,23 +378,21 @@ def _cumulative(b: CoreBuilder, op: OnnxOp, x: SSAValue, axis: int) -> SSAValue:
     return b.insert(new).results[0]
 
 
-@lowers("TopK")
-def top_k(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.TopKOp)
+def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
     """A stable sort (ties keep the lower index first, as ONNX asks) and a slice of K.
 
     `sorted=0` lets ONNX return any order; the sorted order is one of them.
     """
-    onnx_op = as_onnx(op)
-    x, k_value = onnx_op.onnx_inputs()[:2]
-    assert x is not None
+    x = op.X
     shape = shape_of_type(x.type)
     if shape is None or not is_static(x.type):
         raise LoweringError("TopK needs a static input shape")
-    axis = normalize_axis(int(onnx_op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    k = constant_ints(k_value)
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
+    k = constant_ints(op.K)
     if k is None:
         # K known only at run time: the static result type says how many.
-        out = shape_of_type(op.results[0].type)
+        out = shape_of_type(op.Values.type)
         if out is None or len(out) != len(shape) or out[axis] < 0:
             raise LoweringError("TopK needs K as a constant or a static result shape")
         k = [out[axis]]
@@ -412,23 +405,9 @@ def top_k(b: CoreBuilder, op: Operation) -> Results:
         result_types=[x.type, tensor(i64, shape)],
         properties={
             "axis": int_attr(axis),
-            "descending": int_attr(1 if onnx_op.attr("largest") else 0),
+            "descending": int_attr(1 if op.attr("largest") else 0),
         },
     )
     b.insert(sort)
     out_shape = [k[0] if i == axis else d for i, d in enumerate(shape)]
-    results: list[SSAValue] = []
-    for value in sort.results:
-        if k[0] == shape[axis]:
-            results.append(value)
-            continue
-        sliced = core.SliceOp.create(
-            operands=[value],
-            result_types=[tensor(element_of(value.type), out_shape)],
-            properties={
-                "start": core.ints([0] * len(shape)),
-                "stride": core.ints([1] * len(shape)),
-            },
-        )
-        results.append(b.insert(sliced).results[0])
-    return results
+    return [b.slice(value, [0] * len(shape), out_shape) for value in sort.results]

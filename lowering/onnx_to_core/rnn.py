@@ -31,12 +31,12 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rung.dialects import core
-from rung.dialects.onnx import OnnxOp, YieldOp
+from rung.dialects.onnx import YieldOp
+from rung.dialects.onnx import generated_ops as onnx
 
 from .builder import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_array,
     element_of,
     int_attr,
@@ -144,16 +144,18 @@ def _activation(name: str) -> Activation:
     raise LoweringError(f"activation '{name}' is not supported")
 
 
+Recurrent = onnx.RNNOp | onnx.GRUOp | onnx.LSTMOp
+"""The ops `_Cell` reads: they share inputs X, W, R, B, sequence_lens, initial_h."""
+
+
 class _Cell:
     """What every recurrent op shares: attributes, per-direction weights, layouts."""
 
-    def __init__(self, b: CoreBuilder, op: OnnxOp, gates: int, defaults: Sequence[str]) -> None:
+    def __init__(self, b: CoreBuilder, op: Recurrent, gates: int, defaults: Sequence[str]) -> None:
         self.b = b
         self.op = op
         self.gates = gates
-        ins = op.onnx_inputs() + [None] * 8
-        x, w, r, bias, seq_lens, init_h = ins[:6]
-        assert x is not None and w is not None and r is not None
+        x, w, r, bias, seq_lens, init_h = op.X, op.W, op.R, op.B, op.sequence_lens, op.initial_h
         self.layout = int(op.attr("layout") or 0)  # type: ignore[arg-type]
         xs = _static(x, "X")
         if self.layout == 1:
@@ -310,10 +312,10 @@ class _Cell:
 # ---- the ops ----------------------------------------------------------------------------------
 
 
-@lowers("RNN")
-def rnn(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.RNNOp)
+def rnn(b: CoreBuilder, op: onnx.RNNOp) -> Results:
     """`Hₜ = f(Xₜ·Wᵀ + Hₜ₋₁·Rᵀ + Wb + Rb)`."""
-    cell = _Cell(b, as_onnx(op), 1, ["Tanh"])
+    cell = _Cell(b, op, 1, ["Tanh"])
     ys, finals = [], []
     for d in range(cell.dirs):
         wt, rt, wb, rb = cell.weights(d)
@@ -329,17 +331,16 @@ def rnn(b: CoreBuilder, op: Operation) -> Results:
     return cell.outputs(ys, finals)
 
 
-@lowers("GRU")
-def gru(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.GRUOp)
+def gru(b: CoreBuilder, op: onnx.GRUOp) -> Results:
     """Gates z, r, h; `Hₜ = (1 - z)·h + z·Hₜ₋₁`.
 
     With `linear_before_reset` the reset gate scales `Hₜ₋₁·Rhᵀ + Rbh`, so Rbh
     stays in the loop; otherwise r scales Hₜ₋₁ before its product with Rh, and
     every bias folds into the projection.
     """
-    o = as_onnx(op)
-    cell = _Cell(b, o, 3, ["Sigmoid", "Tanh"])
-    lbr = bool(o.attr("linear_before_reset") or 0)
+    cell = _Cell(b, op, 3, ["Sigmoid", "Tanh"])
+    lbr = bool(op.attr("linear_before_reset") or 0)
     hh = cell.hidden
     ys, finals = [], []
     for d in range(cell.dirs):
@@ -381,18 +382,16 @@ def gru(b: CoreBuilder, op: Operation) -> Results:
     return cell.outputs(ys, finals)
 
 
-@lowers("LSTM")
-def lstm(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.LSTMOp)
+def lstm(b: CoreBuilder, op: onnx.LSTMOp) -> Results:
     """Gates i, o, f, c; `Cₜ = f·Cₜ₋₁ + i·g(c)`, `Hₜ = o·h(Cₜ)`, with optional peepholes.
 
     `input_forget` couples the gates: f = 1 - i.
     """
-    o = as_onnx(op)
-    cell = _Cell(b, o, 4, ["Sigmoid", "Tanh", "Tanh"])
-    ins = o.onnx_inputs() + [None] * 8
-    init_c = cell._state(ins[6])  # noqa: SLF001
-    peep = ins[7]
-    coupled = bool(o.attr("input_forget") or 0)
+    cell = _Cell(b, op, 4, ["Sigmoid", "Tanh", "Tanh"])
+    init_c = cell._state(op.initial_c)  # noqa: SLF001
+    peep = op.P
+    coupled = bool(op.attr("input_forget") or 0)
     hh, n = cell.hidden, cell.batch
     ys, finals = [], []
     for d in range(cell.dirs):
@@ -443,8 +442,8 @@ def lstm(b: CoreBuilder, op: Operation) -> Results:
     return cell.outputs(ys, finals)
 
 
-@lowers("Scan")
-def scan(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.ScanOp)
+def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
     """Scan (opset 9+) as a core.loop over the scan axis.
 
     The body keeps its ops: its state arguments become the loop's carried
@@ -454,19 +453,16 @@ def scan(b: CoreBuilder, op: Operation) -> Results:
     first dim, are flipped for reverse outputs and moved to their scan axis.
     (Opset 8's batched form arrives here already rewritten by the importer.)
     """
-    o = as_onnx(op)
-    inputs = o.onnx_inputs()
-    if any(v is None for v in inputs):
-        raise LoweringError("Scan with an absent input")
-    m = int(o.attr("num_scan_inputs"))  # type: ignore[arg-type]
-    values = [v for v in inputs if v is not None]
+    m = int(op.attr("num_scan_inputs"))  # type: ignore[arg-type]
+    values = list(op.initial_state_and_scan_inputs)
     n = len(values) - m
     states, xs = values[:n], values[n:]
-    in_axes = list(o.attr("scan_input_axes") or [0] * m)  # type: ignore[call-overload]
-    in_dirs = list(o.attr("scan_input_directions") or [0] * m)  # type: ignore[call-overload]
-    k = len(o.results) - n
-    out_axes = list(o.attr("scan_output_axes") or [0] * k)  # type: ignore[call-overload]
-    out_dirs = list(o.attr("scan_output_directions") or [0] * k)  # type: ignore[call-overload]
+    in_axes = list(op.attr("scan_input_axes") or [0] * m)  # type: ignore[call-overload]
+    in_dirs = list(op.attr("scan_input_directions") or [0] * m)  # type: ignore[call-overload]
+    outputs = op.final_state_and_scan_outputs
+    k = len(outputs) - n
+    out_axes = list(op.attr("scan_output_axes") or [0] * k)  # type: ignore[call-overload]
+    out_dirs = list(op.attr("scan_output_directions") or [0] * k)  # type: ignore[call-overload]
     if m == 0 or not (len(in_axes) == len(in_dirs) == m and len(out_axes) == len(out_dirs) == k):
         raise LoweringError("Scan attributes do not match its inputs and outputs")
     axes = []
@@ -477,13 +473,13 @@ def scan(b: CoreBuilder, op: Operation) -> Results:
     if len(lengths) != 1:
         raise LoweringError(f"scan inputs of different lengths {sorted(lengths)}")
     (length,) = lengths
-    region = o.graph_regions()["body"]
+    region = op.body_
     old = region.block
     if len(old.args) != n + m or not isinstance(old.last_op, YieldOp):
         raise LoweringError("Scan body does not match its inputs")
     elem_types = [a.type for a in old.args[n:]]
     stacked: list[Attribute] = []
-    for v, r in zip(old.last_op.values[n:], o.results[n:], strict=True):
+    for v, r in zip(old.last_op.values[n:], outputs[n:], strict=True):
         # Elements of unknown shape stack into the op's own result type.
         shape = shape_of_type(v.type)
         if shape is not None:

@@ -39,11 +39,11 @@ from xdsl.rewriter import InsertPoint
 from rung.dialects import core
 from rung.dialects.core import ListType, OptionalType
 from rung.dialects.onnx import OptType, SeqType, YieldOp
+from rung.dialects.onnx import generated_ops as onnx
 
 from .builder import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_ints,
     element_of,
     int_attr,
@@ -193,14 +193,6 @@ def _retype_returned(value: SSAValue, new: Attribute) -> None:
 # ---- building lists ------------------------------------------------------------------
 
 
-def _prepare(op: Operation) -> tuple[list[SSAValue | None], list[SSAValue]]:
-    """The op's inputs and outputs, once its function's sequences and optionals are retyped."""
-    retype_containers(op)
-    onnx_op = as_onnx(op)
-    outputs = [r for r in onnx_op.onnx_outputs() if r is not None]
-    return onnx_op.onnx_inputs(), outputs
-
-
 def make_list(b: CoreBuilder, elements: Sequence[SSAValue], result: ListType) -> SSAValue:
     """A `core.list` of `elements`, each checked against the list type."""
     for i, v in enumerate(elements):
@@ -247,26 +239,28 @@ def _last_index(b: CoreBuilder, lst: SSAValue) -> SSAValue:
 # ---- handlers --------------------------------------------------------------------------
 
 
-@lowers("SequenceEmpty", "SequenceConstruct")
-def sequence_construct(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SequenceEmptyOp, onnx.SequenceConstructOp)
+def sequence_construct(
+    b: CoreBuilder, op: onnx.SequenceEmptyOp | onnx.SequenceConstructOp
+) -> Results:
     """A `core.list` of the inputs (none for SequenceEmpty)."""
-    inputs, (out,) = _prepare(op)
-    elements = [v for v in inputs if v is not None]
+    retype_containers(op)
+    elements, out = list(op.operands), op.results[0]
     return [make_list(b, elements, _result_list_type(out, elements))]
 
 
-@lowers("SequenceLength")
-def sequence_length(b: CoreBuilder, op: Operation) -> Results:
-    (seq,), (out,) = _prepare(op)
-    assert seq is not None
+@lowers(onnx.SequenceLengthOp)
+def sequence_length(b: CoreBuilder, op: onnx.SequenceLengthOp) -> Results:
+    retype_containers(op)
+    seq = op.input_sequence
     _list_type(seq)
-    return [b.retype(list_length(b, seq), out.type)]
+    return [b.retype(list_length(b, seq), op.length.type)]
 
 
-@lowers("SequenceAt")
-def sequence_at(b: CoreBuilder, op: Operation) -> Results:
-    (seq, position), (out,) = _prepare(op)
-    assert seq is not None and position is not None
+@lowers(onnx.SequenceAtOp)
+def sequence_at(b: CoreBuilder, op: onnx.SequenceAtOp) -> Results:
+    retype_containers(op)
+    seq, position, out = op.input_sequence, op.position, op.tensor
     if not _fits(out.type, _list_type(seq)):
         raise LoweringError(f"the result {out.type} does not fit the sequence type {seq.type}")
     index = normalized_position(b, position, seq)
@@ -274,37 +268,37 @@ def sequence_at(b: CoreBuilder, op: Operation) -> Results:
     return [b.insert(new).results[0]]
 
 
-@lowers("SequenceInsert")
-def sequence_insert(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SequenceInsertOp)
+def sequence_insert(b: CoreBuilder, op: onnx.SequenceInsertOp) -> Results:
     """Insert before `position` (normalized), or append when it is absent."""
-    (seq, element, position), (out,) = _prepare(op)
-    assert seq is not None and element is not None
+    retype_containers(op)
+    seq, element, position = op.input_sequence, op.tensor, op.position
     _list_type(seq)
-    result = _result_list_type(out, [element])
+    result = _result_list_type(op.output_sequence, [element])
     index = list_length(b, seq) if position is None else normalized_position(b, position, seq)
     new = core.ListInsertOp.create(operands=[seq, element, index], result_types=[result])
     return [b.insert(new).results[0]]
 
 
-@lowers("SequenceErase")
-def sequence_erase(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SequenceEraseOp)
+def sequence_erase(b: CoreBuilder, op: onnx.SequenceEraseOp) -> Results:
     """Erase at `position` (normalized), or the last element when it is absent."""
-    (seq, position), (out,) = _prepare(op)
-    assert seq is not None
+    retype_containers(op)
+    seq, position = op.input_sequence, op.position
     _list_type(seq)
     index = _last_index(b, seq) if position is None else normalized_position(b, position, seq)
-    new = core.ListEraseOp.create(operands=[seq, index], result_types=[_list_type(out)])
+    result = _list_type(op.output_sequence)
+    new = core.ListEraseOp.create(operands=[seq, index], result_types=[result])
     return [b.insert(new).results[0]]
 
 
-@lowers("ConcatFromSequence")
-def concat_from_sequence(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.ConcatFromSequenceOp)
+def concat_from_sequence(b: CoreBuilder, op: onnx.ConcatFromSequenceOp) -> Results:
     """`core.list_stack` with `new_axis`, else `core.list_concat`; the axis normalized."""
-    (seq,), (out,) = _prepare(op)
-    assert seq is not None
-    onnx_op = as_onnx(op)
-    stack = bool(onnx_op.attr("new_axis"))
-    axis = int(onnx_op.attr("axis"))  # type: ignore[call-overload]
+    retype_containers(op)
+    seq, out = op.input_sequence, op.concat_result
+    stack = bool(op.attr("new_axis"))
+    axis = int(op.attr("axis"))  # type: ignore[call-overload]
     rank = _element_rank(_list_type(seq), out.type, stack)
     if rank is not None:
         axis = normalize_axis(axis, rank + 1 if stack else rank)
@@ -326,8 +320,8 @@ def _element_rank(lst: ListType, out: Attribute, stack: bool) -> int | None:
     return len(result) - 1 if stack else len(result)
 
 
-@lowers("SplitToSequence")
-def split_to_sequence(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SplitToSequenceOp)
+def split_to_sequence(b: CoreBuilder, op: onnx.SplitToSequenceOp) -> Results:
     """Slices along `axis`, gathered in a `core.list`.
 
     Pieces are a constant `split`'s sizes (one size for all but a smaller
@@ -335,13 +329,12 @@ def split_to_sequence(b: CoreBuilder, op: Operation) -> Results:
     `keepdims`. Where the sizes are known when lowering, the pieces are
     static slices; otherwise a `core.loop` appends one slice per trip.
     """
-    (x, split_v), (out,) = _prepare(op)
-    assert x is not None
-    onnx_op = as_onnx(op)
+    retype_containers(op)
+    x, split_v = op.input, op.split
     shape = ranked_shape(x)
-    axis = normalize_axis(int(onnx_op.attr("axis")), len(shape))  # type: ignore[call-overload]
-    squeeze = split_v is None and not onnx_op.attr("keepdims")
-    result = _list_type(out)
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[call-overload]
+    squeeze = split_v is None and not op.attr("keepdims")
+    result = _list_type(op.output_sequence)
     sizes = _constant_piece_sizes(split_v, shape[axis])
     if sizes is None:
         return [_split_at_run_time(b, x, axis, split_v, squeeze, result)]
@@ -551,8 +544,8 @@ def _shape_without(b: CoreBuilder, x: SSAValue, axis: int) -> SSAValue:
 # ---- SequenceMap ------------------------------------------------------------------------
 
 
-@lowers("SequenceMap")
-def sequence_map(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.SequenceMapOp)
+def sequence_map(b: CoreBuilder, op: onnx.SequenceMapOp) -> Results:
     """A `core.loop` over the first sequence, the body's ops moved into it.
 
     ONNX defines SequenceMap as a function of the same shape (a Loop of
@@ -561,10 +554,10 @@ def sequence_map(b: CoreBuilder, op: Operation) -> Results:
     i reads element i of each sequence input (tensor inputs are used as
     they are) and appends each body output to its list.
     """
-    inputs, outputs = _prepare(op)
-    values = [v for v in inputs if v is not None]
-    block = as_onnx(op).graph_regions()["body"].block
-    results = [_list_type(out) for out in outputs]
+    retype_containers(op)
+    values = [op.input_sequence, *op.additional_inputs]
+    block = op.body_.block
+    results = [_list_type(out) for out in op.out_sequence]
     count = list_length(b, values[0])
 
     def elements_at(body: CoreBuilder, trip: SSAValue) -> list[SSAValue]:
@@ -602,31 +595,33 @@ def _inlined(b: CoreBuilder, block: Block, args: Sequence[SSAValue]) -> list[SSA
 # ---- optionals ----------------------------------------------------------------------------
 
 
-@lowers("Optional")
-def optional(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.OptionalOp)
+def optional(b: CoreBuilder, op: onnx.OptionalOp) -> Results:
     """`core.optional` of the input, or an empty one without it."""
-    (value,), (out,) = _prepare(op)
-    result = _optional_type(out)
+    retype_containers(op)
+    value = op.input
+    result = _optional_type(op.output)
     operands = [] if value is None else [value]
     new = core.OptionalOp.create(operands=operands, result_types=[result])
     return [b.insert(new).results[0]]
 
 
-@lowers("OptionalHasElement")
-def optional_has_element(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.OptionalHasElementOp)
+def optional_has_element(b: CoreBuilder, op: onnx.OptionalHasElementOp) -> Results:
     """`core.optional_has`; an absent input holds nothing, a plain tensor or sequence does."""
-    (value,), (out,) = _prepare(op)
+    retype_containers(op)
+    value, out = op.input, op.output
     if value is None or not isinstance(value.type, OptionalType):
         return [b.retype(b.constant(np.array(value is not None)), out.type)]
     new = core.OptionalHasOp.create(operands=[value], result_types=[tensor(IntegerType(1), [])])
     return [b.retype(b.insert(new).results[0], out.type)]
 
 
-@lowers("OptionalGetElement")
-def optional_get_element(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.OptionalGetElementOp)
+def optional_get_element(b: CoreBuilder, op: onnx.OptionalGetElementOp) -> Results:
     """`core.optional_get`; the identity on a value that is not an optional."""
-    (value,), (out,) = _prepare(op)
-    assert value is not None
+    retype_containers(op)
+    value, out = op.input, op.output
     if not isinstance(value.type, OptionalType):
         return [value]
     new = core.OptionalGetOp.create(operands=[value], result_types=[out.type])

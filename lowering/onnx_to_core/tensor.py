@@ -11,18 +11,20 @@ the handler raises `LoweringError` so the legality check names the reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import StringAttr, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
+from rung.dialects.onnx import OnnxOp
+from rung.dialects.onnx import generated_ops as onnx
 
 from .builder import (
     CoreBuilder,
     LoweringError,
-    as_onnx,
     constant_array,
     constant_ints,
     element_of,
@@ -37,14 +39,6 @@ from .builder import (
 from .registry import Results, lowers
 
 
-def _inputs(op: Operation) -> list[SSAValue | None]:
-    return as_onnx(op).onnx_inputs()
-
-
-def _out(op: Operation, i: int = 0) -> SSAValue:
-    return op.results[i]
-
-
 def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
     shape = ranked_shape(v)
     if any(d < 0 for d in shape):
@@ -53,16 +47,15 @@ def _static_shape(v: SSAValue | Attribute, what: str) -> tuple[int, ...]:
 
 
 def _reshape_to_result(
-    b: CoreBuilder, x: SSAValue, op: Operation, target: Sequence[int] | None = None
+    b: CoreBuilder, x: SSAValue, out: Attribute, target: Sequence[int] | None = None
 ) -> SSAValue:
-    """Reshape to the op's inferred result type, or to `target` computed here.
+    """Reshape to the op's inferred result type `out`, or to `target` computed here.
 
     Reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze) only relabel the
     row-major order; with a static result shape, core.reshape says
     everything. When ONNX inference left the result dynamic but the handler
     could compute it, the static reshape is retyped to the declared type.
     """
-    out = _out(op).type
     if is_static(out):
         return b.reshape(x, out)
     if target is None or any(d < 0 for d in target):
@@ -95,40 +88,38 @@ def _scalar_of(b: CoreBuilder, v: SSAValue) -> SSAValue:
 # ---- reshapes ---------------------------------------------------------------------------
 
 
-@lowers("Reshape")
-def reshape(b: CoreBuilder, op: Operation) -> Results:
-    x, shape_v = _inputs(op)[:2]
-    assert x is not None
-    out = _out(op).type
+@lowers(onnx.ReshapeOp)
+def reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> Results:
+    x, out = op.data, op.reshaped.type
     if is_static(out):
         return [b.reshape(x, out)]
-    target = constant_ints(shape_v)
+    target = constant_ints(op.shape)
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
-        assert shape_v is not None
-        return [_runtime_reshape(b, x, shape_v, op)]
-    if not as_onnx(op).attr("allowzero"):
+        return [_runtime_reshape(b, op)]
+    if not op.attr("allowzero"):
         target = [in_shape[i] if t == 0 else t for i, t in enumerate(target)]
     if -1 in target:
         known = int(np.prod([t for t in target if t != -1]))
         total = int(np.prod(in_shape))
         target = [total // known if t == -1 else t for t in target] if known else target
-    return [_reshape_to_result(b, x, op, target)]
+    return [_reshape_to_result(b, x, out, target)]
 
 
-def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operation) -> SSAValue:
+def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> SSAValue:
     """Reshape to a shape known only at run time, with ONNX's 0 and -1 rules.
 
     0 copies the input's dim (unless allowzero), and -1 takes what is left:
     both are computed with core ops on the shape tensors.
     """
+    x, shape_v = op.data, op.shape
     (rank_out,) = ranked_shape(shape_v)  # the shape operand is 1-D: its length is the result rank
     if rank_out < 0:
         raise LoweringError("Reshape to a shape of unknown rank")
     rank_in = len(ranked_shape(x))
     in_shape = b.shape_of(x)
     target = shape_v
-    if not as_onnx(op).attr("allowzero") and rank_in:
+    if not op.attr("allowzero") and rank_in:
         # Position i takes input dim i where the target says 0 (i < rank_in).
         n = min(rank_in, rank_out)
         head = b.slice(in_shape, [0], [n], [1]) if n < rank_in else in_shape
@@ -151,14 +142,41 @@ def _runtime_reshape(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, op: Operati
     total = b.reduce("prod", in_shape, [0])
     rest = b.broadcast_to(b.binary("div", total, known), tensor(i64, [rank_out]))
     target = b.select(is_free, rest, target)
-    new = core.ReshapeOp.create(operands=[x, target], result_types=[_out(op).type])
+    new = core.ReshapeOp.create(operands=[x, target], result_types=[op.reshaped.type])
     return b.insert(new).results[0]
 
 
-def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
+def _flatten_target(op: onnx.FlattenOp, shape: tuple[int, ...]) -> list[int] | None:
+    axis = int(op.attr("axis"))  # type: ignore[call-overload]
+    axis = axis + len(shape) if axis < 0 else axis
+    return [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
+
+
+def _squeeze_target(op: onnx.SqueezeOp, shape: tuple[int, ...]) -> list[int] | None:
+    if op.axes is None:
+        return [d for d in shape if d != 1]
+    axes = constant_ints(op.axes)
+    if axes is None:
+        return None
+    drop = {normalize_axis(a, len(shape)) for a in axes}
+    return [d for i, d in enumerate(shape) if i not in drop]
+
+
+def _unsqueeze_target(op: onnx.UnsqueezeOp, shape: tuple[int, ...]) -> list[int] | None:
+    axes = constant_ints(op.axes)
+    if axes is None:
+        return None
+    rank = len(shape) + len(axes)
+    ones = {normalize_axis(a, rank) for a in axes}
+    rest = iter(shape)
+    return [1 if i in ones else next(rest) for i in range(rank)]
+
+
+def _runtime_flatten(b: CoreBuilder, op: onnx.FlattenOp) -> SSAValue:
     """Flatten with dynamic dims: [prod(dims[:axis]), prod(dims[axis:])] at run time."""
+    x = op.input
     rank = len(ranked_shape(x))
-    axis = int(as_onnx(op).attr("axis"))  # type: ignore[call-overload]
+    axis = int(op.attr("axis"))  # type: ignore[call-overload]
     axis = axis + rank if axis < 0 else axis
     dims = b.shape_of(x)
     parts = []
@@ -176,88 +194,97 @@ def _runtime_flatten(b: CoreBuilder, x: SSAValue, op: Operation) -> SSAValue:
         )
     ).results[0]
     return b.insert(
-        core.ReshapeOp.create(operands=[x, shape], result_types=[_out(op).type])
+        core.ReshapeOp.create(operands=[x, shape], result_types=[op.output.type])
     ).results[0]
 
 
-@lowers("Flatten", "Squeeze", "Unsqueeze")
-def reshape_like(b: CoreBuilder, op: Operation) -> Results:
-    x, axes_v = (_inputs(op) + [None])[:2]
-    assert x is not None
-    shape = ranked_shape(x)
-    kind = op.name.split(".")[-1]
-    target: list[int] | None = None
-    if all(d >= 0 for d in shape):
-        if kind == "Flatten":
-            axis = int(as_onnx(op).attr("axis"))  # type: ignore[call-overload]
-            axis = axis + len(shape) if axis < 0 else axis
-            target = [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))]
-        elif kind == "Squeeze":
-            axes = constant_ints(axes_v) if axes_v is not None else None
-            if axes_v is None:
-                target = [d for d in shape if d != 1]
-            elif axes is not None:
-                drop = {normalize_axis(a, len(shape)) for a in axes}
-                target = [d for i, d in enumerate(shape) if i not in drop]
-        else:
-            axes = constant_ints(axes_v)
-            if axes is not None:
-                rank = len(shape) + len(axes)
-                ones = {normalize_axis(a, rank) for a in axes}
-                rest = iter(shape)
-                target = [1 if i in ones else next(rest) for i in range(rank)]
-    if target is None and kind == "Flatten" and not is_static(_out(op).type):
-        return [_runtime_flatten(b, x, op)]
-    if target is None and kind != "Flatten" and not is_static(_out(op).type):
-        return [_dynamic_squeeze(b, x, op, axes_v)]
-    return [_reshape_to_result(b, x, op, target)]
-
-
-def _dynamic_squeeze(
-    b: CoreBuilder, x: SSAValue, op: Operation, axes_v: SSAValue | None
-) -> SSAValue:
-    """Squeeze/Unsqueeze of a dynamically shaped input: the runtime shape is
-    `shape_of(x)` with the squeezed dims dropped or 1s inserted."""
-    shape = ranked_shape(x)
+def _constant_axes(axes_v: SSAValue | None) -> list[int]:
     axes = constant_ints(axes_v)
     if axes is None:
         raise LoweringError("Squeeze/Unsqueeze of a dynamic input needs constant axes")
+    return axes
+
+
+def _runtime_squeeze(b: CoreBuilder, op: onnx.SqueezeOp) -> SSAValue:
+    """Squeeze of a dynamically shaped input: `shape_of(x)` without the squeezed dims."""
+    x = op.data
+    shape = ranked_shape(x)
+    axes = _constant_axes(op.axes)
+    in_shape = b.shape_of(x)
+    drop = {normalize_axis(a, len(shape)) for a in axes}
+    pieces = [b.slice(in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
+    return _reshape_to_pieces(b, x, pieces, op.squeezed.type)
+
+
+def _runtime_unsqueeze(b: CoreBuilder, op: onnx.UnsqueezeOp) -> SSAValue:
+    """Unsqueeze of a dynamically shaped input: `shape_of(x)` with 1s inserted."""
+    x = op.data
+    shape = ranked_shape(x)
+    axes = _constant_axes(op.axes)
     in_shape = b.shape_of(x)
     pieces: list[SSAValue] = []
-    if op.name.endswith("Unsqueeze"):
-        rank = len(shape) + len(axes)
-        ones = {normalize_axis(a, rank) for a in axes}
-        src = 0
-        for i in range(rank):
-            if i in ones:
-                pieces.append(b.constant(np.array([1], np.int64)))
-            else:
-                pieces.append(b.slice(in_shape, [src], [1], [1]))
-                src += 1
-    else:
-        drop = {normalize_axis(a, len(shape)) for a in axes}
-        pieces = [b.slice(in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
+    rank = len(shape) + len(axes)
+    ones = {normalize_axis(a, rank) for a in axes}
+    src = 0
+    for i in range(rank):
+        if i in ones:
+            pieces.append(b.constant(np.array([1], np.int64)))
+        else:
+            pieces.append(b.slice(in_shape, [src], [1], [1]))
+            src += 1
+    return _reshape_to_pieces(b, x, pieces, op.expanded.type)
+
+
+def _reshape_to_pieces(
+    b: CoreBuilder, x: SSAValue, pieces: Sequence[SSAValue], out: Attribute
+) -> SSAValue:
+    """Reshape `x` to the run-time shape that the 1-element `pieces` spell out."""
     if not pieces:
         return b.reshape(x, tensor(element_of(x.type), []))
     joined = pieces[0]
     if len(pieces) > 1:
         joined = b.insert(
             core.ConcatOp.create(
-                operands=pieces,
+                operands=list(pieces),
                 result_types=[tensor(i64, [len(pieces)])],
                 properties={"axis": int_attr(0)},
             )
         ).results[0]
-    new = core.ReshapeOp.create(operands=[x, joined], result_types=[_out(op).type])
+    new = core.ReshapeOp.create(operands=[x, joined], result_types=[out])
     return b.insert(new).results[0]
 
 
-@lowers("Transpose")
-def transpose(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
+_RESHAPE_LIKE: dict[
+    type[OnnxOp],
+    tuple[
+        Callable[[Any, tuple[int, ...]], list[int] | None],
+        Callable[[CoreBuilder, Any], SSAValue],
+    ],
+] = {
+    onnx.FlattenOp: (_flatten_target, _runtime_flatten),
+    onnx.SqueezeOp: (_squeeze_target, _runtime_squeeze),
+    onnx.UnsqueezeOp: (_unsqueeze_target, _runtime_unsqueeze),
+}
+"""Per op: its static result shape from the input's (None when unknown here), and
+its reshape to a shape computed at run time."""
+
+
+@lowers(*_RESHAPE_LIKE)
+def reshape_like(b: CoreBuilder, op: onnx.FlattenOp | onnx.SqueezeOp | onnx.UnsqueezeOp) -> Results:
+    static_target, runtime = _RESHAPE_LIKE[type(op)]
+    x, out = op.operands[0], op.results[0].type
+    shape = ranked_shape(x)
+    target = static_target(op, shape) if all(d >= 0 for d in shape) else None
+    if target is None and not is_static(out):
+        return [runtime(b, op)]
+    return [_reshape_to_result(b, x, out, target)]
+
+
+@lowers(onnx.TransposeOp)
+def transpose(b: CoreBuilder, op: onnx.TransposeOp) -> Results:
+    x = op.data
     rank = len(ranked_shape(x))
-    perm = as_onnx(op).attr("perm")
+    perm = op.attr("perm")
     perm_list = list(range(rank))[::-1] if perm is None else [int(p) for p in perm]  # type: ignore[attr-defined]
     return [b.transpose(x, [normalize_axis(p, rank) for p in perm_list])]
 
@@ -265,11 +292,11 @@ def transpose(b: CoreBuilder, op: Operation) -> Results:
 # ---- joining and splitting --------------------------------------------------------------
 
 
-@lowers("Concat")
-def concat(b: CoreBuilder, op: Operation) -> Results:
-    inputs = [v for v in _inputs(op) if v is not None]
-    out = _out(op).type
-    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(ranked_shape(out)))  # type: ignore[arg-type]
+@lowers(onnx.ConcatOp)
+def concat(b: CoreBuilder, op: onnx.ConcatOp) -> Results:
+    inputs = list(op.inputs)
+    out = op.concat_result.type
+    axis = normalize_axis(int(op.attr("axis")), len(ranked_shape(out)))  # type: ignore[arg-type]
     # Empty inputs contribute nothing (ONNX allows them, e.g. a [0] shape piece).
     kept = [v for v in inputs if ranked_shape(v)[axis] != 0] or inputs[:1]
     if len(kept) == 1 and kept[0].type == out:
@@ -280,16 +307,14 @@ def concat(b: CoreBuilder, op: Operation) -> Results:
     return [b.insert(new).results[0]]
 
 
-@lowers("Split")
-def split(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    x, split_v = (_inputs(op) + [None])[:2]
-    assert x is not None
+@lowers(onnx.SplitOp)
+def split(b: CoreBuilder, op: onnx.SplitOp) -> Results:
+    x, split_v = op.input, op.split
     shape = ranked_shape(x)
-    axis = normalize_axis(int(o.attr("axis")), len(shape))  # type: ignore[arg-type]
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
     n = shape[axis]
-    outputs = len(op.results)
-    result_dims = [ranked_shape(r)[axis] for r in op.results]
+    outputs = len(op.outputs)
+    result_dims = [ranked_shape(r)[axis] for r in op.outputs]
     if split_v is not None:
         sizes = constant_ints(split_v) or result_dims
         if any(d < 0 for d in sizes):
@@ -297,7 +322,7 @@ def split(b: CoreBuilder, op: Operation) -> Results:
     else:
         if n < 0:
             raise LoweringError("Split of a dynamic dim")
-        num = o.attr("num_outputs") or outputs
+        num = op.attr("num_outputs") or outputs
         chunk = -(-n // int(num))  # type: ignore[call-overload]
         sizes = [min(chunk, max(n - i * chunk, 0)) for i in range(outputs)]
     if len(sizes) != outputs:
@@ -314,23 +339,21 @@ def split(b: CoreBuilder, op: Operation) -> Results:
     return results
 
 
-@lowers("Slice")
-def slice_(b: CoreBuilder, op: Operation) -> Results:
-    x, starts_v, ends_v, axes_v, steps_v = (_inputs(op) + [None] * 5)[:5]
-    assert x is not None
+@lowers(onnx.SliceOp)
+def slice_(b: CoreBuilder, op: onnx.SliceOp) -> Results:
+    x = op.data
     shape = ranked_shape(x)
     rank = len(shape)
-    starts, ends = constant_ints(starts_v), constant_ints(ends_v)
-    axes = constant_ints(axes_v) if axes_v is not None else None
-    steps = constant_ints(steps_v) if steps_v is not None else None
+    starts, ends = constant_ints(op.starts), constant_ints(op.ends)
+    axes = constant_ints(op.axes) if op.axes is not None else None
+    steps = constant_ints(op.steps) if op.steps is not None else None
     if (
         starts is None
         or ends is None
-        or (axes_v is not None and axes is None)
-        or (steps_v is not None and steps is None)
+        or (op.axes is not None and axes is None)
+        or (op.steps is not None and steps is None)
     ):
-        assert starts_v is not None and ends_v is not None
-        return [_runtime_slice(b, op, x, starts_v, ends_v, axes_v, steps_v)]
+        return [_runtime_slice(b, op)]
     axes = list(range(len(starts))) if axes is None else axes
     steps = [1] * len(starts) if steps is None else steps
     start_all = [0] * rank
@@ -340,8 +363,7 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
         a = normalize_axis(a, rank)
         n = shape[a]
         if n < 0:
-            assert starts_v is not None and ends_v is not None
-            return [_runtime_slice(b, op, x, starts_v, ends_v, axes_v, steps_v)]
+            return [_runtime_slice(b, op)]
         if st == 0:
             raise LoweringError("Slice step 0")
         s = s + n if s < 0 else s
@@ -358,15 +380,7 @@ def slice_(b: CoreBuilder, op: Operation) -> Results:
     return [b.slice(x, start_all, size_all, stride_all)]
 
 
-def _runtime_slice(
-    b: CoreBuilder,
-    op: Operation,
-    x: SSAValue,
-    starts_v: SSAValue,
-    ends_v: SSAValue,
-    axes_v: SSAValue | None,
-    steps_v: SSAValue | None,
-) -> SSAValue:
+def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     """Slice with run-time starts/ends/axes/steps, or along dynamic dims.
 
     Starts are normalized and clamped at run time (`[0, n]`, or `[0, n-1]`
@@ -374,6 +388,7 @@ def _runtime_slice(
     Sizes come from the result type where it is static, else they are
     computed like the starts: `max(0, ceil((end - start) / step))`.
     """
+    x, starts_v, ends_v, axes_v, steps_v = op.data, op.starts, op.ends, op.axes, op.steps
     shape = ranked_shape(x)
     rank = len(shape)
     count = ranked_shape(starts_v)[0]
@@ -411,7 +426,7 @@ def _runtime_slice(
         )
         return b.insert(new).results[0]
 
-    out = _out(op).type
+    out = op.output.type
     if is_static(out):
         sizes = b.constant(np.array(ranked_shape(out), np.int64))
     else:
@@ -440,22 +455,23 @@ def _runtime_slice(
 # ---- gather and scatter -----------------------------------------------------------------
 
 
-_GATHERS = {"Gather": core.GatherOp, "GatherElements": core.GatherElementsOp}
+_GATHERS: dict[type[OnnxOp], type[core.CoreOp]] = {
+    onnx.GatherOp: core.GatherOp,
+    onnx.GatherElementsOp: core.GatherElementsOp,
+}
 
 
 @lowers(*_GATHERS)
-def gather(b: CoreBuilder, op: Operation) -> Results:
+def gather(b: CoreBuilder, op: onnx.GatherOp | onnx.GatherElementsOp) -> Results:
     """Gather and GatherElements: indices made non-negative, then the core op."""
-    data, idx = _inputs(op)[:2]
-    assert data is not None and idx is not None
+    data = op.data
     shape = ranked_shape(data)
-    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
-    kind = op.name.split(".")[-1]
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] < 0:
-        raise LoweringError(f"{kind} along a dynamic dim")
-    idx = _normalize_indices(b, idx, shape[axis])
-    new = _GATHERS[kind].create(
-        operands=[data, idx], result_types=[_out(op).type], properties={"axis": int_attr(axis)}
+        raise LoweringError(f"{op.SCHEMA.op_type} along a dynamic dim")
+    idx = _normalize_indices(b, op.indices, shape[axis])
+    new = _GATHERS[type(op)].create(
+        operands=[data, idx], result_types=[op.output.type], properties={"axis": int_attr(axis)}
     )
     return [b.insert(new).results[0]]
 
@@ -473,55 +489,52 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSA
     return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
 
 
-@lowers("GatherND")
-def gather_nd(b: CoreBuilder, op: Operation) -> Results:
-    data, idx = _inputs(op)[:2]
-    assert data is not None and idx is not None
-    batch = int(as_onnx(op).attr("batch_dims"))  # type: ignore[call-overload]
+@lowers(onnx.GatherNDOp)
+def gather_nd(b: CoreBuilder, op: onnx.GatherNDOp) -> Results:
+    data, idx = op.data, op.indices
+    batch = int(op.attr("batch_dims"))  # type: ignore[call-overload]
     depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("GatherND with a dynamic index depth")
     idx = _normalize_tuples(b, idx, ranked_shape(data)[batch : batch + depth])
     new = core.GatherNDOp.create(
         operands=[data, idx],
-        result_types=[_out(op).type],
+        result_types=[op.output.type],
         properties={"batch_dims": int_attr(batch)},
     )
     return [b.insert(new).results[0]]
 
 
-def _reduction(op: Operation) -> StringAttr:
-    return StringAttr(str(as_onnx(op).attr("reduction") or "none"))
+def _reduction(op: onnx.ScatterElementsOp | onnx.ScatterNDOp) -> StringAttr:
+    return StringAttr(str(op.attr("reduction") or "none"))
 
 
-@lowers("ScatterElements")
-def scatter_elements(b: CoreBuilder, op: Operation) -> Results:
-    data, idx, updates = _inputs(op)[:3]
-    assert data is not None and idx is not None and updates is not None
+@lowers(onnx.ScatterElementsOp)
+def scatter_elements(b: CoreBuilder, op: onnx.ScatterElementsOp) -> Results:
+    data = op.data
     shape = ranked_shape(data)
-    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(shape))  # type: ignore[arg-type]
+    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
     if shape[axis] < 0:
         raise LoweringError("ScatterElements along a dynamic dim")
-    idx = _normalize_indices(b, idx, shape[axis])
+    idx = _normalize_indices(b, op.indices, shape[axis])
     new = core.ScatterElementsOp.create(
-        operands=[data, idx, updates],
-        result_types=[_out(op).type],
+        operands=[data, idx, op.updates],
+        result_types=[op.output.type],
         properties={"axis": int_attr(axis), "reduction": _reduction(op)},
     )
     return [b.insert(new).results[0]]
 
 
-@lowers("ScatterND")
-def scatter_nd(b: CoreBuilder, op: Operation) -> Results:
-    data, idx, updates = _inputs(op)[:3]
-    assert data is not None and idx is not None and updates is not None
+@lowers(onnx.ScatterNDOp)
+def scatter_nd(b: CoreBuilder, op: onnx.ScatterNDOp) -> Results:
+    data, idx, updates = op.data, op.indices, op.updates
     depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("ScatterND with a dynamic index depth")
     idx = _normalize_tuples(b, idx, ranked_shape(data)[:depth])
     new = core.ScatterNDOp.create(
         operands=[data, idx, updates],
-        result_types=[_out(op).type],
+        result_types=[op.output.type],
         properties={"reduction": _reduction(op)},
     )
     return [b.insert(new).results[0]]
@@ -530,17 +543,15 @@ def scatter_nd(b: CoreBuilder, op: Operation) -> Results:
 # ---- expanding and padding --------------------------------------------------------------
 
 
-@lowers("Expand")
-def expand(b: CoreBuilder, op: Operation) -> Results:
-    x, shape_v = _inputs(op)[:2]
-    assert x is not None
-    out = _out(op).type
+@lowers(onnx.ExpandOp)
+def expand(b: CoreBuilder, op: onnx.ExpandOp) -> Results:
+    x, shape_v = op.input, op.shape
+    out = op.output.type
     if is_static(out):
         return [b.broadcast_to(x, out)]
     target = constant_ints(shape_v)
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
-        assert shape_v is not None
         return [_runtime_expand(b, x, shape_v, out)]
     static = tensor(element_of(x.type), np.broadcast_shapes(in_shape, tuple(target)))
     return [b.retype(b.broadcast_to(x, static), out)]
@@ -571,16 +582,15 @@ def _runtime_expand(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, out: Attribu
     return b.broadcast_to(x, result, shape=shape)
 
 
-@lowers("Tile")
-def tile(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.TileOp)
+def tile(b: CoreBuilder, op: onnx.TileOp) -> Results:
     """Broadcast x [d0, d1…] to [r0, d0, r1, d1…], then merge each (ri, di) pair."""
-    x, repeats_v = _inputs(op)[:2]
-    assert x is not None
+    x = op.input
     shape = _static_shape(x, "Tile")
-    repeats = constant_ints(repeats_v)
+    repeats = constant_ints(op.repeats)
     if repeats is None:
         # A runtime repeats input: the inferred result shape still fixes it.
-        out_shape = _static_shape(_out(op), "Tile with runtime repeats")
+        out_shape = _static_shape(op.output, "Tile with runtime repeats")
         repeats = [o // d if d else 1 for o, d in zip(out_shape, shape, strict=True)]
     element = element_of(x.type)
     interleaved = [v for r, d in zip(repeats, shape, strict=True) for v in (r, d)]
@@ -596,15 +606,14 @@ def tile(b: CoreBuilder, op: Operation) -> Results:
     return [b.reshape(wide, out)]
 
 
-@lowers("Pad")
-def pad(b: CoreBuilder, op: Operation) -> Results:
-    x, pads_v, value_v, axes_v = (_inputs(op) + [None] * 4)[:4]
-    assert x is not None and pads_v is not None
+@lowers(onnx.PadOp)
+def pad(b: CoreBuilder, op: onnx.PadOp) -> Results:
+    x, pads_v, value_v, axes_v = op.data, op.pads, op.constant_value, op.axes
     rank = len(ranked_shape(x))
     element = element_of(x.type)
     value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
-    mode = str(as_onnx(op).attr("mode"))
-    out = _out(op).type
+    mode = str(op.attr("mode"))
+    out = op.output.type
     pads = constant_ints(pads_v)
     axes = list(range(rank)) if axes_v is None else constant_ints(axes_v)
     if pads is None or axes is None:
@@ -680,15 +689,13 @@ def _runtime_pad(
 # ---- shapes and generated tensors ------------------------------------------------------
 
 
-@lowers("Shape")
-def shape_(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    x = _inputs(op)[0]
-    assert x is not None
+@lowers(onnx.ShapeOp)
+def shape_(b: CoreBuilder, op: onnx.ShapeOp) -> Results:
+    x = op.data
     shape = ranked_shape(x)
     rank = len(shape)
-    start = int(o.attr("start") or 0)  # type: ignore[call-overload]
-    end_attr = o.attr("end")
+    start = int(op.attr("start") or 0)  # type: ignore[call-overload]
+    end_attr = op.attr("end")
     end = rank if end_attr is None else int(end_attr)  # type: ignore[call-overload]
     start = min(max(start + rank if start < 0 else start, 0), rank)
     end = min(max(end + rank if end < 0 else end, 0), rank)
@@ -699,28 +706,27 @@ def shape_(b: CoreBuilder, op: Operation) -> Results:
     return [b.slice(b.shape_of(x), [start if size else 0], [size], [1])]
 
 
-@lowers("Size")
-def size_(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
+@lowers(onnx.SizeOp)
+def size_(b: CoreBuilder, op: onnx.SizeOp) -> Results:
+    x = op.data
     shape = ranked_shape(x)
     if all(d >= 0 for d in shape):
         return [b.constant(np.array(int(np.prod(shape)), dtype=np.int64))]
     return [b.reduce("prod", b.shape_of(x), [0])]
 
 
-@lowers("Range")
-def range_(b: CoreBuilder, op: Operation) -> Results:
-    start_v, limit_v, delta_v = _inputs(op)[:3]
+@lowers(onnx.RangeOp)
+def range_(b: CoreBuilder, op: onnx.RangeOp) -> Results:
+    start_v, limit_v, delta_v = op.start, op.limit, op.delta
+    result = op.output.type
     values = [constant_array(v) for v in (start_v, limit_v, delta_v)]
     if any(v is None for v in values):
-        assert start_v is not None and limit_v is not None and delta_v is not None
-        return [_runtime_range(b, start_v, limit_v, delta_v, _out(op).type)]
+        return [_runtime_range(b, start_v, limit_v, delta_v, result)]
     start, limit, delta = (np.asarray(v).reshape(()) for v in values)  # type: ignore[arg-type]
     count = max(int(np.ceil((limit - start) / delta)), 0)
-    dtype = numpy_dtype(element_of(_out(op).type))
+    dtype = numpy_dtype(element_of(result))
     out = (start + np.arange(count) * delta).astype(dtype)
-    return [b.retype(b.constant(out), _out(op).type)]
+    return [b.retype(b.constant(out), result)]
 
 
 def _runtime_range(
@@ -749,16 +755,15 @@ def _runtime_range(
     return b.retype(result, out) if is_static(out) else result
 
 
-@lowers("ConstantOfShape")
-def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
-    o = as_onnx(op)
-    out = _out(op).type
+@lowers(onnx.ConstantOfShapeOp)
+def constant_of_shape(b: CoreBuilder, op: onnx.ConstantOfShapeOp) -> Results:
+    out = op.output.type
     element = element_of(out)
-    shape = list(ranked_shape(out)) if is_static(out) else constant_ints(_inputs(op)[0])
-    shape_v = _inputs(op)[0]
-    if shape is None and (shape_v is None or not is_static(shape_v.type)):
+    shape_v = op.input
+    shape = list(ranked_shape(out)) if is_static(out) else constant_ints(shape_v)
+    if shape is None and not is_static(shape_v.type):
         raise LoweringError("ConstantOfShape needs a shape of static rank")
-    value_attr = o.properties.get("value")
+    value_attr = op.value
     if value_attr is None:
         value: float | int = 0
     else:
@@ -766,8 +771,7 @@ def constant_of_shape(b: CoreBuilder, op: Operation) -> Results:
         from rung.dialects.resources import owning_module
 
         value = constant_value(value_attr, owning_module(op)).reshape(-1)[0].item()
-    if shape is None:
-        assert shape_v is not None  # a runtime shape: broadcast to it
+    if shape is None:  # a runtime shape: broadcast to it
         return [b.broadcast_to(b.scalar(value, element), out, shape=shape_v)]
     filled = b.broadcast_to(b.scalar(value, element), tensor(element, shape))
     return [b.retype(filled, out)]
@@ -780,11 +784,10 @@ def _iota(b: CoreBuilder, shape: Sequence[int], dim: int) -> SSAValue:
     return b.insert(new).results[0]
 
 
-@lowers("Trilu")
-def trilu(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.TriluOp)
+def trilu(b: CoreBuilder, op: onnx.TriluOp) -> Results:
     """Keep x where `col - row >= k` (upper) or `<= k` (lower), else 0."""
-    x, k_v = (_inputs(op) + [None])[:2]
-    assert x is not None
+    x, k_v = op.input, op.k
     shape = ranked_shape(x)
     rows, cols = shape[-2:]
     if rows < 0 or cols < 0:
@@ -798,20 +801,19 @@ def trilu(b: CoreBuilder, op: Operation) -> Results:
             k = b.splat(k_const[0], diff)
         else:
             k = b.broadcast_to(_scalar_of(b, b.cast(k_v, i64)), diff.type)
-    keep = b.compare("ge" if as_onnx(op).attr("upper") else "le", diff, k)
+    keep = b.compare("ge" if op.attr("upper") else "le", diff, k)
     if len(shape) > 2:
         keep = b.broadcast_to(keep, tensor(element_of(keep.type), shape), x)
     return [b.select(keep, x, b.splat(0, x))]
 
 
-@lowers("OneHot")
-def one_hot(b: CoreBuilder, op: Operation) -> Results:
+@lowers(onnx.OneHotOp)
+def one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> Results:
     """`values[1]` where iota along `axis` equals the (normalized) index, else `values[0]`."""
-    idx, _depth, values = _inputs(op)[:3]
-    assert idx is not None and values is not None
-    out = _out(op).type
+    idx, values = op.indices, op.values
+    out = op.output.type
     out_shape = _static_shape(out, "OneHot")
-    axis = normalize_axis(int(as_onnx(op).attr("axis")), len(out_shape))  # type: ignore[arg-type]
+    axis = normalize_axis(int(op.attr("axis")), len(out_shape))  # type: ignore[arg-type]
     # The depth is the result's dim along axis (static even when depth is an input).
     depth = out_shape[axis]
     if numpy_dtype(element_of(idx.type)).kind == "f":
@@ -835,14 +837,13 @@ def one_hot(b: CoreBuilder, op: Operation) -> Results:
     return [b.select(hot, off_on[1], off_on[0])]
 
 
-@lowers("DepthToSpace")
-def depth_to_space(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
+@lowers(onnx.DepthToSpaceOp)
+def depth_to_space(b: CoreBuilder, op: onnx.DepthToSpaceOp) -> Results:
+    x = op.input
     n, c, h, w = _static_shape(x, "DepthToSpace")
-    bs = int(as_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    bs = int(op.attr("blocksize"))  # type: ignore[call-overload]
     element = element_of(x.type)
-    if as_onnx(op).attr("mode") == "CRD":
+    if op.attr("mode") == "CRD":
         split, perm = [n, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
     else:
         split, perm = [n, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
@@ -850,32 +851,27 @@ def depth_to_space(b: CoreBuilder, op: Operation) -> Results:
     return [b.reshape(moved, tensor(element, [n, c // (bs * bs), h * bs, w * bs]))]
 
 
-@lowers("SpaceToDepth")
-def space_to_depth(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
+@lowers(onnx.SpaceToDepthOp)
+def space_to_depth(b: CoreBuilder, op: onnx.SpaceToDepthOp) -> Results:
+    x = op.input
     n, c, h, w = _static_shape(x, "SpaceToDepth")
-    bs = int(as_onnx(op).attr("blocksize"))  # type: ignore[call-overload]
+    bs = int(op.attr("blocksize"))  # type: ignore[call-overload]
     element = element_of(x.type)
     split = b.reshape(x, tensor(element, [n, c, h // bs, bs, w // bs, bs]))
-    perm = [0, 1, 3, 5, 2, 4] if as_onnx(op).attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
+    perm = [0, 1, 3, 5, 2, 4] if op.attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
     moved = b.transpose(split, perm)
     return [b.reshape(moved, tensor(element, [n, c * bs * bs, h // bs, w // bs]))]
 
 
-@lowers("NonZero")
-def nonzero(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
-    new = core.NonZeroOp.create(operands=[x], result_types=[_out(op).type])
+@lowers(onnx.NonZeroOp)
+def nonzero(b: CoreBuilder, op: onnx.NonZeroOp) -> Results:
+    new = core.NonZeroOp.create(operands=[op.X], result_types=[op.Y.type])
     return [b.insert(new).results[0]]
 
 
-@lowers("EyeLike")
-def eye_like(b: CoreBuilder, op: Operation) -> Results:
-    x = _inputs(op)[0]
-    assert x is not None
-    rows, cols = _static_shape(x, "EyeLike")
-    dtype = numpy_dtype(element_of(_out(op).type))
-    k = int(as_onnx(op).attr("k"))  # type: ignore[call-overload]
+@lowers(onnx.EyeLikeOp)
+def eye_like(b: CoreBuilder, op: onnx.EyeLikeOp) -> Results:
+    rows, cols = _static_shape(op.input, "EyeLike")
+    dtype = numpy_dtype(element_of(op.output.type))
+    k = int(op.attr("k"))  # type: ignore[call-overload]
     return [b.constant(np.eye(rows, cols, k, dtype=dtype))]

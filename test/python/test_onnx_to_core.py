@@ -15,8 +15,8 @@ import onnx.defs
 import pytest
 from onnx_cases import node_cases
 
-from rung.dialects.onnx import OPSET_VERSIONS
-from rung.lowering.onnx_to_core.registry import HANDLERS
+from rung.dialects.onnx import OPS_BY_TYPE, OPSET_VERSIONS
+from rung.lowering.onnx_to_core.registry import TABLE
 
 F8 = "float8e8m0 rounding (round_mode) is not implemented in the core interpreter"
 RUNTIME_AXES = "reduction axes given at run time, and keepdims=0 or a result of unknown rank"
@@ -126,7 +126,7 @@ def lowerable(domain: str, op_type: str) -> bool:
     """The op has a handler, or ONNX defines it as a function (which then lowers)."""
     if domain not in ("", "ai.onnx", "ai.onnx.ml"):
         return False
-    if ("onnx.ml." if domain == "ai.onnx.ml" else "onnx.") + op_type in HANDLERS:
+    if OPS_BY_TYPE.get(("" if domain == "ai.onnx" else domain, op_type)) in TABLE:
         return True
     try:
         schema = onnx.defs.get_schema(op_type, OPSET_VERSIONS.get(domain, 28), domain)

@@ -1,0 +1,78 @@
+"""The lowering kit: what every frontend's lowering to core is written with.
+
+A frontend (`onnx_to_core`, later `torch_to_core`) keeps a `HandlerTable` of
+small handlers, one per source op class. Its pass calls each handler with a
+`CoreBuilder` positioned at the op; the handler returns the replacement
+values by output position (None for an absent output), or raises
+`LoweringError` for a form it does not handle, which the pass then reports.
+A one-to-one lowering is a few lines:
+
+    from rung.dialects.onnx import generated_ops as onnx
+    from rung.lowering.kit import CoreBuilder
+    from rung.lowering.onnx_to_core.registry import Results, lowers
+
+    @lowers(onnx.SoftsignOp)
+    def softsign(b: CoreBuilder, op: onnx.SoftsignOp) -> Results:
+        x = op.input
+        return [b.binary("div", x, b.binary("add", b.splat(1, x), b.unary("abs", x)))]
+
+What the kit offers:
+
+* `CoreBuilder` (`core_builder`): constants (`constant`, `scalar`, `splat`),
+  elementwise ops (`unary`, `binary`, `compare`, `select`, `cast`), shapes
+  (`shape_of`, `dims`, `shape_vector`, `reshape`, `reshape_to`, `transpose`,
+  `reduce`), numpy broadcasting (`broadcast_to`, `broadcast_all`,
+  `broadcast_in_dim`), data movement (`slice`, `gather`, `concat`, `retype`),
+  `matmul` (1-D and batched, numpy rules) and `quantize` / `dequantize`.
+* Shapes and types (`shapes`): `shape_of_type`, `ranked_shape`, `is_static`,
+  `tensor`, `element_of`, `normalize_axis`, `int_attr`, `acc_type`, and
+  `DimOf(value, axis)`, a dim known at run time, for shapes built with
+  `reshape_to` / `shape_vector`.
+* Constant operands (`folding`): `constant_array`, `constant_ints`, which fold
+  small core computations on constants (up to `FOLD_LIMIT` elements).
+* The handler table (`table`): `HandlerTable` with `lowers`, `add`, `remove`
+  and `lookup`, keyed by op class or by a custom op's `(domain, op_type)`.
+
+Element types come from `rung.dialects.dtypes` (`f32`, `i64`, `numpy_dtype`,
+`element_type`), constant data from `rung.dialects.constants`.
+"""
+
+from .core_builder import CoreBuilder
+from .errors import LoweringError
+from .folding import FOLD_LIMIT, constant_array, constant_ints
+from .shapes import (
+    DimOf,
+    Size,
+    acc_type,
+    element_of,
+    int_attr,
+    is_static,
+    normalize_axis,
+    ranked_shape,
+    shape_of_type,
+    static_size,
+    tensor,
+)
+from .table import HandlerTable, Key, key_name
+
+__all__ = [
+    "FOLD_LIMIT",
+    "CoreBuilder",
+    "DimOf",
+    "HandlerTable",
+    "Key",
+    "LoweringError",
+    "Size",
+    "acc_type",
+    "constant_array",
+    "constant_ints",
+    "element_of",
+    "int_attr",
+    "is_static",
+    "key_name",
+    "normalize_axis",
+    "ranked_shape",
+    "shape_of_type",
+    "static_size",
+    "tensor",
+]

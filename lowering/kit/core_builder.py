@@ -1,0 +1,551 @@
+"""`CoreBuilder`: what every lowering to core builds with.
+
+A handler gets a `CoreBuilder` positioned before the op it lowers. Each
+method inserts core ops there (carrying the op's location) and returns the
+new value, so a lowering reads as the formula it implements. The builder
+takes care of what core leaves explicit: constants of the right element
+type, numpy-style broadcasting, run-time shapes for dynamic dims, 1-D and
+batched matmul, quantization as float arithmetic. Before adding a helper to
+a pattern file, look here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+from rung.dialects import core
+from rung.dialects.dtypes import f32, f64, i1, i64, numpy_dtype, saturation_bound
+from rung.dialects.resources import owning_module
+
+from .errors import LoweringError
+from .shapes import (
+    DimOf,
+    Size,
+    acc_type,
+    element_of,
+    int_attr,
+    is_static,
+    ranked_shape,
+    shape_of_type,
+    static_size,
+    tensor,
+)
+
+
+class CoreBuilder:
+    """Inserts core ops before `op`, carrying its location."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation) -> None:
+        self.rewriter = rewriter
+        self.op = op
+        self._module: ModuleOp | None = None
+
+    @property
+    def module(self) -> ModuleOp:
+        """The module being lowered (large constants become its resource blobs)."""
+        if self._module is None:
+            self._module = owning_module(self.op)
+        return self._module
+
+    def insert(self, new: Operation) -> Operation:
+        """Insert any op before the one being lowered, at its location."""
+        new.location = self.op.location
+        self.rewriter.insert(new, InsertPoint.before(self.op))
+        return new
+
+    def replace(self, results: Sequence[SSAValue | None]) -> None:
+        """Replace the op being lowered by `results` (None for its absent outputs)."""
+        present = [r for r in results if r is not None]
+        self.rewriter.replace(self.op, [], present)
+
+    # ---- constants ---------------------------------------------------------------
+
+    def constant(self, value: np.ndarray | float | int, like: Attribute | None = None) -> SSAValue:
+        """A `core.constant` of `value` (dtype of `like`'s elements when given)."""
+        array = np.asarray(value)
+        if like is not None:
+            array = array.astype(numpy_dtype(element_of(like)))
+        return self.insert(core.ConstantOp.from_array(array, self.module)).results[0]
+
+    def scalar(self, value: float | int, element: Attribute) -> SSAValue:
+        """A rank-0 constant of the given element type."""
+        return self.constant(np.asarray(value, dtype=numpy_dtype(element)))
+
+    def splat(self, value: float | int, like: SSAValue) -> SSAValue:
+        """A tensor shaped like `like` (static) or broadcast to it (dynamic), full of `value`."""
+        scalar = self.scalar(value, element_of(like.type))
+        return self.broadcast_to(scalar, like.type, like)
+
+    # ---- elementwise -----------------------------------------------------------------
+
+    def unary(self, fn: str, x: SSAValue, result: Attribute | None = None) -> SSAValue:
+        op = core.UnaryOp.create(
+            operands=[x], result_types=[result or x.type], properties={"fn": StringAttr(fn)}
+        )
+        return self.insert(op).results[0]
+
+    def binary(self, fn: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`fn` of two operands of one type (broadcast them first: core does not)."""
+        op = core.BinaryOp.create(
+            operands=[a, b], result_types=[a.type], properties={"fn": StringAttr(fn)}
+        )
+        return self.insert(op).results[0]
+
+    def compare(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        result = tensor(i1, shape_of_type(a.type) or ())
+        op = core.CompareOp.create(
+            operands=[a, b], result_types=[result], properties={"pred": StringAttr(pred)}
+        )
+        return self.insert(op).results[0]
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        op = core.SelectOp.create(operands=[cond, a, b], result_types=[a.type])
+        return self.insert(op).results[0]
+
+    def cast(self, x: SSAValue, element: Attribute, saturate: bool = False) -> SSAValue:
+        """Convert elements; `saturate` clamps to the range of small float types."""
+        if element_of(x.type) == element:
+            return x
+        result = tensor(element, shape_of_type(x.type) or ())
+        small_float = saturation_bound(numpy_dtype(element)) is not None
+        props = {"saturate": int_attr(1)} if saturate and small_float else {}
+        op = core.CastOp.create(operands=[x], result_types=[result], properties=props)
+        return self.insert(op).results[0]
+
+    # ---- shapes --------------------------------------------------------------------
+
+    def shape_of(self, x: SSAValue) -> SSAValue:
+        """The run-time shape of `x`, a 1-D i64 tensor."""
+        rank = len(shape_of_type(x.type) or ())
+        op = core.ShapeOfOp.create(operands=[x], result_types=[tensor(i64, [rank])])
+        return self.insert(op).results[0]
+
+    def dims(self, x: SSAValue) -> list[Size]:
+        """The sizes of `x`: numbers where static, `DimOf(x, i)` where dynamic."""
+        return [d if d >= 0 else DimOf(x, i) for i, d in enumerate(ranked_shape(x))]
+
+    def shape_vector(self, sizes: Sequence[Size]) -> SSAValue:
+        """A 1-D i64 shape holding `sizes`; each `DimOf` is read from its value's shape.
+
+        The dims taken from one value are one gather from its `shape_of`; a
+        select merges them with the numbers (and with the dims of other values).
+        """
+        consts = np.array([0 if isinstance(s, DimOf) else s for s in sizes], dtype=np.int64)
+        sources: list[SSAValue] = []
+        for s in sizes:
+            if isinstance(s, DimOf) and not any(s.value is v for v in sources):
+                sources.append(s.value)
+        if not sources:
+            return self.constant(consts)
+        acc: SSAValue | None = None
+        for source in sources:
+            mine = [isinstance(s, DimOf) and s.value is source for s in sizes]
+            picks = [s.axis if isinstance(s, DimOf) and s.value is source else 0 for s in sizes]
+            dims = self.gather(self.shape_of(source), self.constant(np.array(picks, np.int64)), 0)
+            if acc is None and all(mine):
+                acc = dims
+            else:
+                mask = self.constant(np.array(mine))
+                acc = self.select(mask, dims, self.constant(consts) if acc is None else acc)
+        assert acc is not None
+        return acc
+
+    def reshape(self, x: SSAValue, result: Attribute, shape: SSAValue | None = None) -> SSAValue:
+        """`x` with the shape of `result`; a dynamic result takes its shape from `shape`."""
+        if x.type == result and is_static(result):
+            return x
+        operands = [x] if shape is None or is_static(result) else [x, shape]
+        new = core.ReshapeOp.create(operands=operands, result_types=[result])
+        return self.insert(new).results[0]
+
+    def reshape_to(self, x: SSAValue, sizes: Sequence[Size]) -> SSAValue:
+        """`x` reshaped to `sizes`; dynamic ones are read at run time (see `DimOf`)."""
+        out = [static_size(s) for s in sizes]
+        result = tensor(element_of(x.type), out)
+        if all(d >= 0 for d in out):
+            return self.reshape(x, result)
+        return self.reshape(x, result, self.shape_vector(sizes))
+
+    def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
+        if list(perm) == list(range(len(perm))):
+            return x
+        shape = ranked_shape(x)
+        result = tensor(element_of(x.type), [shape[p] for p in perm])
+        op = core.TransposeOp.create(
+            operands=[x], result_types=[result], properties={"perm": core.ints(perm)}
+        )
+        return self.insert(op).results[0]
+
+    def reduce(self, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+        """core.reduce over `axes`, which leave the result."""
+        shape = ranked_shape(x)
+        axes = sorted(set(axes))
+        result = tensor(element_of(x.type), [d for i, d in enumerate(shape) if i not in axes])
+        op = core.ReduceOp.create(
+            operands=[x],
+            result_types=[result],
+            properties={"fn": StringAttr(fn), "axes": core.ints(axes)},
+        )
+        return self.insert(op).results[0]
+
+    # ---- broadcasting ----------------------------------------------------------------
+
+    def broadcast_in_dim(self, x: SSAValue, dims: Sequence[int], like: SSAValue) -> SSAValue:
+        """Broadcast `x` into the shape of `like`; `dims[i]` is the result dim of x's dim i."""
+        out = ranked_shape(like)
+        result = tensor(element_of(x.type), out)
+        if x.type == result and list(dims) == list(range(len(out))):
+            return x
+        operands = [x]
+        if any(d < 0 for d in out):
+            operands.append(self.shape_of(like))
+        op = core.BroadcastOp.create(
+            operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
+        )
+        return self.insert(op).results[0]
+
+    def broadcast_to(
+        self,
+        x: SSAValue,
+        target: Attribute,
+        like: SSAValue | None = None,
+        shape: SSAValue | None = None,
+    ) -> SSAValue:
+        """numpy broadcasting of `x` to the shape of `target`.
+
+        Dims are right-aligned. A dynamic target takes its runtime shape from
+        `shape` (a 1-D i64 tensor) or from `like`, a value of that shape.
+        """
+        if x.type == target:
+            return x
+        src = shape_of_type(x.type)
+        out = shape_of_type(target)
+        if src is None or out is None:
+            raise LoweringError("broadcasting needs ranked tensors")
+        offset = len(out) - len(src)
+        if offset < 0:
+            raise LoweringError(f"cannot broadcast rank {len(src)} to rank {len(out)}")
+        if src == out[offset:] and offset == 0:
+            return x
+        dims = list(range(offset, len(out)))
+        result = tensor(element_of(x.type), out)
+        operands = [x]
+        if any(d < 0 for d in out):
+            if shape is None:
+                if like is None:
+                    raise LoweringError("broadcast to a dynamic shape needs a value of that shape")
+                shape = self.shape_of(like)
+            operands.append(shape)
+        op = core.BroadcastOp.create(
+            operands=operands, result_types=[result], properties={"dims": core.ints(dims)}
+        )
+        return self.insert(op).results[0]
+
+    def broadcast_all(self, values: Sequence[SSAValue], result: Attribute) -> list[SSAValue]:
+        """Broadcast every operand of an elementwise op to its result's shape."""
+        out = shape_of_type(result)
+        if out is None:
+            if all(v.type == values[0].type for v in values):
+                return list(values)  # same unranked type: nothing to broadcast
+            raise LoweringError(
+                "elementwise operands of different types need a ranked result to broadcast to"
+            )
+        shape: SSAValue | None = None
+        if any(d < 0 for d in out):
+            full = next((v for v in values if shape_of_type(v.type) == out), None)
+            shape = self.shape_of(full) if full is not None else self.broadcast_shape(values, out)
+        return [self.broadcast_to(v, tensor(element_of(v.type), out), shape=shape) for v in values]
+
+    def broadcast_shape(self, values: Sequence[SSAValue], out: Sequence[int]) -> SSAValue:
+        """The runtime broadcast shape of `values`, right-aligned.
+
+        Each operand's shape is left-padded with ones to the result rank; numpy
+        requires every dim to be 1 or the common size, so a dim of 1 yields to
+        the other operand's (which keeps a 0-sized dim, where a max would not).
+        """
+        rank = len(out)
+        acc: SSAValue | None = None
+        for v in values:
+            src = shape_of_type(v.type)
+            if src is None:
+                raise LoweringError("broadcasting needs ranked tensors")
+            dims = self.shape_of(v)
+            if len(src) < rank:
+                ones = self.constant(np.ones(rank - len(src), dtype=np.int64))
+                dims = self.insert(
+                    core.ConcatOp.create(
+                        operands=[ones, dims],
+                        result_types=[tensor(i64, [rank])],
+                        properties={"axis": int_attr(0)},
+                    )
+                ).results[0]
+            if acc is None:
+                acc = dims
+            else:
+                one = self.constant(np.ones(rank, dtype=np.int64))
+                acc = self.select(self.compare("eq", acc, one), dims, acc)
+        assert acc is not None
+        return acc
+
+    # ---- data movement ---------------------------------------------------------------
+
+    def slice(
+        self,
+        x: SSAValue,
+        start: Sequence[int],
+        size: Sequence[int],
+        stride: Sequence[int] | None = None,
+    ) -> SSAValue:
+        """A core.slice; `size[d] == -1` keeps the whole (possibly dynamic) dim d.
+
+        With a static input the static form is used. Otherwise the dynamic form
+        gets its sizes as `constant sizes + shape_of(x) * keep-mask`.
+        """
+        stride = [1] * len(size) if stride is None else stride
+        shape = ranked_shape(x)
+        element = element_of(x.type)
+        full = [s < 0 for s in size]
+        if all(d >= 0 for d in shape):
+            sizes = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+            if (
+                list(start) == [0] * len(shape)
+                and list(stride) == [1] * len(shape)
+                and list(sizes) == list(shape)
+            ):
+                return x
+            new = core.SliceOp.create(
+                operands=[x],
+                result_types=[tensor(element, sizes)],
+                properties={"start": core.ints(start), "stride": core.ints(stride)},
+            )
+            return self.insert(new).results[0]
+        if any(f and st != 1 for f, st in zip(full, stride, strict=True)):
+            raise LoweringError("a whole-dim slice must have stride 1")
+        rank = len(shape)
+        fixed = self.constant(
+            np.array([0 if f else s for s, f in zip(size, full, strict=True)], np.int64)
+        )
+        mask = self.constant(np.array([1 if f else 0 for f in full], np.int64))
+        sizes_v = self.binary("add", fixed, self.binary("mul", self.shape_of(x), mask))
+        result_shape = [n if f else s for n, s, f in zip(shape, size, full, strict=True)]
+        new = core.SliceOp.create(
+            operands=[
+                x,
+                self.constant(np.array(start, np.int64).reshape(rank)),
+                sizes_v,
+                self.constant(np.array(stride, np.int64).reshape(rank)),
+            ],
+            result_types=[tensor(element, result_shape)],
+        )
+        return self.insert(new).results[0]
+
+    def gather(self, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
+        """core.gather of non-negative, in-range `indices`: x[:axis] + indices + x[axis+1:]."""
+        shape = ranked_shape(x)
+        out = [*shape[:axis], *ranked_shape(indices), *shape[axis + 1 :]]
+        new = core.GatherOp.create(
+            operands=[x, indices],
+            result_types=[tensor(element_of(x.type), out)],
+            properties={"axis": int_attr(axis)},
+        )
+        return self.insert(new).results[0]
+
+    def concat(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
+        """core.concat along `axis` (a dynamic dim in any operand makes the result's `?`)."""
+        if len(values) == 1:
+            return values[0]
+        shapes = [ranked_shape(v) for v in values]
+        out = list(shapes[0])
+        out[axis] = -1 if any(s[axis] < 0 for s in shapes) else sum(s[axis] for s in shapes)
+        new = core.ConcatOp.create(
+            operands=list(values),
+            result_types=[tensor(element_of(values[0].type), out)],
+            properties={"axis": int_attr(axis)},
+        )
+        return self.insert(new).results[0]
+
+    def retype(self, v: SSAValue, target: Attribute) -> SSAValue:
+        """Give a computed value the op's declared type (static where either one is).
+
+        The users of the op were typed by the frontend's shape inference; a
+        core.reshape with a constant shape operand keeps their types valid. An
+        unranked declared type is left alone: the computed type is more precise.
+        """
+        if v.type == target:
+            return v
+        shape = ranked_shape(v)
+        out = shape_of_type(target)
+        if out is None:
+            return v
+        if len(out) != len(shape) or any(
+            o >= 0 and d >= 0 and o != d for o, d in zip(out, shape, strict=True)
+        ):
+            raise LoweringError(f"computed type {v.type} does not fit the declared {target}")
+        if all(d >= 0 for d in out):
+            shape_v = self.constant(np.array(out, np.int64))
+        elif all(d >= 0 for d in shape):
+            shape_v = self.constant(np.array(shape, np.int64))
+        else:
+            shape_v = self.shape_of(v)
+        new = core.ReshapeOp.create(operands=[v, shape_v], result_types=[target])
+        return self.insert(new).results[0]
+
+    # ---- linear algebra ----------------------------------------------------------------
+
+    def matmul(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        element: Attribute | None = None,
+        acc: Attribute | None = None,
+    ) -> SSAValue:
+        """numpy's matmul as `core.matmul`: 1-D operands get a unit dim (dropped again
+        afterwards) and batch dims are broadcast explicitly, dynamic ones included.
+
+        `element` is the result's element type (lhs's by default), `acc` the
+        type products are summed in (`acc_type(element)` by default).
+        """
+        element = element or element_of(lhs.type)
+        acc = acc or acc_type(element)
+        lhs_vector, rhs_vector = len(ranked_shape(lhs)) == 1, len(ranked_shape(rhs)) == 1
+        if lhs_vector:
+            lhs = self.reshape(lhs, tensor(element_of(lhs.type), [1, *ranked_shape(lhs)]))
+        if rhs_vector:
+            rhs = self.reshape(rhs, tensor(element_of(rhs.type), [*ranked_shape(rhs), 1]))
+        lhs_batch, rhs_batch = _broadcast_batches(self.dims(lhs)[:-2], self.dims(rhs)[:-2])
+        rows, cols = self.dims(lhs)[-2], self.dims(rhs)[-1]
+        lhs = self._with_batch(lhs, lhs_batch)
+        rhs = self._with_batch(rhs, rhs_batch)
+        out = [*(static_size(d) for d in lhs_batch), static_size(rows), static_size(cols)]
+        mm = core.MatmulOp.create(
+            operands=[lhs, rhs], result_types=[tensor(element, out)], properties={"acc": acc}
+        )
+        value = self.insert(mm).results[0]
+        if not (lhs_vector or rhs_vector):
+            return value
+        rank = len(out)
+        kept: list[Size] = [DimOf(value, i) for i in range(rank - 2)]
+        for i, dropped in ((rank - 2, lhs_vector), (rank - 1, rhs_vector)):
+            if not dropped:
+                kept.append(out[i] if out[i] >= 0 else DimOf(value, i))
+        return self.reshape_to(value, kept)
+
+    def _with_batch(self, x: SSAValue, batch: Sequence[Size]) -> SSAValue:
+        """`x` (a stack of matrices) broadcast to the batch dims `batch`."""
+        shape = ranked_shape(x)
+        target = [*batch, *self.dims(x)[-2:]]
+        static = [static_size(s) for s in target]
+        if list(shape) == static:
+            return x
+        rank = len(target)
+        dims = list(range(rank - len(shape), rank))
+        operands = [x]
+        if any(d < 0 for d in static):
+            operands.append(self.shape_vector(target))
+        op = core.BroadcastOp.create(
+            operands=operands,
+            result_types=[tensor(element_of(x.type), static)],
+            properties={"dims": core.ints(dims)},
+        )
+        return self.insert(op).results[0]
+
+    # ---- quantization ------------------------------------------------------------------
+
+    def quantize(
+        self,
+        x: SSAValue,
+        scale: SSAValue,
+        zero_point: SSAValue | None,
+        element: Attribute,
+        saturate: bool = False,
+    ) -> SSAValue:
+        """`saturate(round(x / scale) + zero_point)` in `element`.
+
+        `scale` and `zero_point` are shaped like `x`. The arithmetic is in f32
+        (f64 if an operand is f64); rounding is half to even for integer
+        results, and the clamp to `element`'s range happens in float, before
+        the cast, so the cast never sees an out-of-range value.
+        """
+        compute = _compute_element(x, scale)
+        value = self.binary("div", self.cast(x, compute), self.cast(scale, compute))
+        dtype = numpy_dtype(element)
+        integer = _is_integer(dtype)
+        if integer:
+            value = self.unary("round", value)
+        if zero_point is not None:
+            value = self.binary("add", value, self.cast(zero_point, compute))
+        if integer or saturate:
+            low, high = _range(dtype)
+            value = self.binary("max", value, self.splat(low, value))
+            value = self.binary("min", value, self.splat(high, value))
+        return self.cast(value, element)
+
+    def dequantize(
+        self, x: SSAValue, scale: SSAValue, zero_point: SSAValue | None, element: Attribute
+    ) -> SSAValue:
+        """`(x - zero_point) * scale` in f32 (f64 for an f64 scale), then cast to `element`.
+
+        `scale` and `zero_point` are shaped like `x`.
+        """
+        compute = _compute_element(scale)
+        value = self.cast(x, compute)
+        if zero_point is not None:
+            value = self.binary("sub", value, self.cast(zero_point, compute))
+        value = self.binary("mul", value, self.cast(scale, compute))
+        return self.cast(value, element)
+
+
+def _broadcast_batches(lhs: Sequence[Size], rhs: Sequence[Size]) -> tuple[list[Size], list[Size]]:
+    """The batch dims each matmul operand is broadcast to (numpy rules, right-aligned).
+
+    Where both operands have a dim, each keeps its own; where one has 1 (or
+    nothing), it takes the other's, a run-time dim of the other operand included.
+    """
+    rank = max(len(lhs), len(rhs))
+    lhs = [*([1] * (rank - len(lhs))), *lhs]
+    rhs = [*([1] * (rank - len(rhs))), *rhs]
+    lhs_out: list[Size] = []
+    rhs_out: list[Size] = []
+    for a, b in zip(lhs, rhs, strict=True):
+        sa, sb = static_size(a), static_size(b)
+        if sa == sb:
+            lhs_out.append(a)
+            rhs_out.append(b)
+        elif sa == 1 or sb == 1:
+            wider = b if sa == 1 else a
+            lhs_out.append(wider)
+            rhs_out.append(wider)
+        else:
+            raise LoweringError(f"matmul batch dims {sa} and {sb} cannot be broadcast")
+    return lhs_out, rhs_out
+
+
+def _compute_element(*values: SSAValue) -> Attribute:
+    """f64 if any operand is f64, else f32: the precision ONNX's reference computes in."""
+    if any(element_of(v.type) == f64 for v in values):
+        return f64
+    return f32
+
+
+def _is_integer(dtype: np.dtype) -> bool:
+    try:
+        ml_dtypes.iinfo(dtype)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _range(dtype: np.dtype) -> tuple[float, float]:
+    """The representable range of a quantized type (the finite range of a float type)."""
+    info = ml_dtypes.iinfo(dtype) if _is_integer(dtype) else ml_dtypes.finfo(dtype)
+    return float(info.min), float(info.max)
+
+
+__all__ = ["CoreBuilder"]

@@ -1,0 +1,74 @@
+"""Constant operands as numpy, folding the small computations that produce them.
+
+Exporters compute shapes, pads, axes and ranges with chains such as
+Shape → Gather → Concat; once lowered they are small core ops on constants.
+Evaluating them with the core interpreter (the dialect's executable spec)
+lets every handler that needs a constant operand see one, and lets the
+`core-fold-constants` pass replace them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from rung.dialects.constants import constant_value
+from rung.dialects.resources import owning_module
+from rung.errors import RungError
+
+from .shapes import is_static, shape_of_type
+
+FOLD_LIMIT = 1 << 16
+"""Largest result (in elements) evaluated at compile time to find a constant."""
+
+
+def _constant_data(owner: Operation) -> np.ndarray | None:
+    """The data of a constant op of any dialect: no operands, a tensor `value` property.
+
+    (`core.constant`, and a frontend's own constant op such as `onnx.Constant`,
+    which the lowering may not have reached yet.)
+    """
+    attr = owner.properties.get("value")
+    if attr is None or owner.operands or owner.regions or len(owner.results) != 1:
+        return None
+    try:
+        return constant_value(attr, owning_module(owner))
+    except RungError:
+        return None
+
+
+def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None:
+    """The data of `value` if it is a constant or computed from constants, else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return None
+    if not owner.operands and "value" in owner.properties:
+        return _constant_data(owner)
+    if _depth > 64 or not owner.name.startswith("core."):
+        return None
+    if owner.regions or not all(is_static(r.type) for r in owner.results):
+        return None
+    if any(int(np.prod(shape_of_type(r.type) or ())) > FOLD_LIMIT for r in owner.results):
+        return None
+    args = [constant_array(v, _depth + 1) for v in owner.operands]
+    if any(a is None for a in args):
+        return None
+    from rung.dialects.core_eval import CoreInterpreter
+
+    try:
+        interp = CoreInterpreter(owning_module(owner))
+        outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
+    except Exception:  # noqa: BLE001  (folding is best effort: no constant, no folding)
+        return None
+    return np.asarray(outs[list(owner.results).index(value)])
+
+
+def constant_ints(value: SSAValue | None) -> list[int] | None:
+    """The data of a constant operand as a flat list of ints (axes, pads, shapes)."""
+    array = constant_array(value)
+    return None if array is None else [int(v) for v in array.reshape(-1)]
+
+
+__all__ = ["FOLD_LIMIT", "constant_array", "constant_ints"]
