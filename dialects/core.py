@@ -81,7 +81,8 @@ def _element(t: Attribute) -> Attribute | None:
     return None
 
 
-def _ints(attr: Attribute | None) -> tuple[int, ...]:
+def ints_of(attr: Attribute | None) -> tuple[int, ...]:
+    """The numbers of an `array<i64: ...>` property (none when it is absent)."""
     if attr is None:
         return ()
     assert isinstance(attr, DenseArrayBase)
@@ -465,7 +466,7 @@ class BroadcastOp(CoreOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        dims = _ints(self.dims)
+        dims = ints_of(self.dims)
         ins, out = _shape(self.input.type), _shape(self.result.type)
         if len(self.shape) > 1:
             raise VerifyException("core.broadcast: at most one shape operand")
@@ -536,7 +537,7 @@ class TransposeOp(CoreOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        perm = _ints(self.perm)
+        perm = ints_of(self.perm)
         ins, out = _shape(self.input.type), _shape(self.result.type)
         if sorted(perm) != list(range(len(perm))):
             raise VerifyException(f"core.transpose: {list(perm)} is not a permutation")
@@ -578,7 +579,7 @@ class SliceOp(CoreOp):
         if ins is not None and out is not None and len(ins) != len(out):
             raise VerifyException("core.slice: input and result ranks differ")
         if not self.dynamic and ins is not None and out is not None:
-            start, stride = _ints(self.start), _ints(self.stride)
+            start, stride = ints_of(self.start), ints_of(self.stride)
             if len(start) != len(ins) or len(stride) != len(ins):
                 raise VerifyException("core.slice: start and stride need one entry per dim")
             for d, (s, st, n, size) in enumerate(zip(start, stride, ins, out, strict=True)):
@@ -669,7 +670,7 @@ class PadOp(CoreOp):
             if ins is not None and not _dims_compatible(pads[0], 2 * len(ins)):
                 raise VerifyException("core.pad: the pads operand needs 2 entries per dim")
             return
-        lo, hi = _ints(self.pad_low), _ints(self.pad_high)
+        lo, hi = ints_of(self.pad_low), ints_of(self.pad_high)
         if ins is None or out is None:
             return
         if not len(lo) == len(hi) == len(ins) == len(out):
@@ -832,10 +833,10 @@ class ConvOp(CoreOp):
         _spatial_props_ok(
             self,
             spatial,
-            strides=_ints(self.strides),
-            dilations=_ints(self.dilations),
-            pad_low=_ints(self.pad_low),
-            pad_high=_ints(self.pad_high),
+            strides=ints_of(self.strides),
+            dilations=ints_of(self.dilations),
+            pad_low=ints_of(self.pad_low),
+            pad_high=ints_of(self.pad_high),
         )
         groups = self.groups.value.data
         if x[1] >= 0 and w[1] >= 0 and x[1] != w[1] * groups:
@@ -846,8 +847,8 @@ class ConvOp(CoreOp):
             d, k, e = x[2 + i], w[2 + i], y[2 + i]
             if d < 0 or k < 0 or e < 0:
                 continue
-            s, dil = _ints(self.strides)[i], _ints(self.dilations)[i]
-            lo, hi = _ints(self.pad_low)[i], _ints(self.pad_high)[i]
+            s, dil = ints_of(self.strides)[i], ints_of(self.dilations)[i]
+            lo, hi = ints_of(self.pad_low)[i], ints_of(self.pad_high)[i]
             expect = (d + lo + hi - dil * (k - 1) - 1) // s + 1
             if expect != e:
                 raise VerifyException(
@@ -921,7 +922,7 @@ class ReduceOp(CoreOp):
     traits = traits_def(Pure())
 
     def verify_(self) -> None:
-        axes = _ints(self.axes)
+        axes = ints_of(self.axes)
         ins, out = _shape(self.input.type), _shape(self.result.type)
         if list(axes) != sorted(set(axes)):
             raise VerifyException("core.reduce: axes must be sorted and unique")

@@ -82,7 +82,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from rung.dialects.core import _ints, ints  # one spelling of array<i64> properties
+from rung.dialects.core import ints, ints_of  # one spelling of array<i64> properties
 
 DYNAMIC = -1
 """A loop bound known only at run time (in `static_bounds`). Buffer dims use
@@ -600,11 +600,11 @@ class LoopOp(IRDLOperation):
     def bounds(self) -> list[int | SSAValue]:
         """Each dim's bound: a number, or the index value giving it at run time."""
         dynamic = iter(self.dynamic_bounds)
-        return [next(dynamic) if b == DYNAMIC else b for b in _ints(self.static_bounds)]
+        return [next(dynamic) if b == DYNAMIC else b for b in ints_of(self.static_bounds)]
 
     @property
     def step_sizes(self) -> tuple[int, ...]:
-        return _ints(self.steps)
+        return ints_of(self.steps)
 
     @property
     def ivs(self) -> tuple[SSAValue, ...]:
@@ -615,18 +615,18 @@ class LoopOp(IRDLOperation):
         return tuple(self.body.block.args[self.rank :])
 
     def verify_(self) -> None:
-        static = _ints(self.static_bounds)
+        static = ints_of(self.static_bounds)
         rank = len(self.iterators.data)
-        if len(static) != rank or len(_ints(self.steps)) != rank:
+        if len(static) != rank or len(ints_of(self.steps)) != rank:
             raise VerifyException(
                 f"kernel.loop: {rank} iterators but {len(static)} bounds and "
-                f"{len(_ints(self.steps))} steps"
+                f"{len(ints_of(self.steps))} steps"
             )
         if rank == 0:
             raise VerifyException("kernel.loop: needs at least one dim")
         if sum(1 for b in static if b == DYNAMIC) != len(self.dynamic_bounds):
             raise VerifyException("kernel.loop: dynamic bounds do not match the `?` bounds")
-        if any(b < DYNAMIC for b in static) or any(s <= 0 for s in _ints(self.steps)):
+        if any(b < DYNAMIC for b in static) or any(s <= 0 for s in ints_of(self.steps)):
             raise VerifyException("kernel.loop: bounds must be >= 0 and steps > 0")
         for k in self.kinds:
             if k not in ITERATORS:
@@ -839,7 +839,7 @@ class CallOp(IRDLOperation):
         printer.print_string(f" @{self.callee.data}(")
         printer.print_list(self.buffers, printer.print_ssa_value)
         printer.print_string(")")
-        printer.print_string(" [" + ", ".join(map(str, _ints(self.args))) + "]")
+        printer.print_string(" [" + ", ".join(map(str, ints_of(self.args))) + "]")
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(self.attributes)

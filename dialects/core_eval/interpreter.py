@@ -120,7 +120,7 @@ def static_shape(value: SSAValue) -> tuple[int, ...] | None:
 
 
 def ints(attr: Attribute | None) -> tuple[int, ...]:
-    return core._ints(attr)  # noqa: SLF001
+    return core.ints_of(attr)
 
 
 def accumulator(element: Attribute) -> np.dtype:

@@ -235,8 +235,8 @@ class OnnxOp(IRDLOperation):
     # ---- syntax ---------------------------------------------------------
 
     def print(self, printer: Printer) -> None:
-        inputs = _trim(self.onnx_inputs())
-        outputs = _trim(self.onnx_outputs())
+        inputs = trim_absent(self.onnx_inputs())
+        outputs = trim_absent(self.onnx_outputs())
         print_signature(printer, inputs, self.onnx_attributes(), self.attributes, outputs)
         for name, region in self.graph_regions().items():
             printer.print_string(f" {name} ")
@@ -380,7 +380,7 @@ class OnnxOp(IRDLOperation):
 # ---- shared syntax helpers (also used by onnx.Custom) ----------------------
 
 
-def _trim(values: list[SSAValue | None]) -> list[SSAValue | None]:
+def trim_absent(values: list[SSAValue | None]) -> list[SSAValue | None]:
     end = len(values)
     while end and values[end - 1] is None:
         end -= 1

@@ -27,7 +27,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from .base import _trim, parse_signature, print_location, print_signature
+from .base import parse_signature, print_location, print_signature, trim_absent
 from .regions import YieldOp, verify_graph_region
 
 
@@ -113,7 +113,11 @@ class CustomOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_string_literal(self.op_type.data)
         print_signature(
-            printer, _trim(self.onnx_inputs()), {}, self.attributes, _trim(self.onnx_outputs())
+            printer,
+            trim_absent(self.onnx_inputs()),
+            {},
+            self.attributes,
+            trim_absent(self.onnx_outputs()),
         )
         for name, region in zip(self.graph_name_list(), self.graphs, strict=True):
             printer.print_string(" ")

@@ -59,7 +59,8 @@ Dim = int | SSAValue
 """A size or index: a number when static, an `index` value when known at run time."""
 
 
-def _static(d: Dim) -> int | None:
+def static_value(d: Dim) -> int | None:
+    """The number a size or index stands for, if it is known at compile time."""
     return d if isinstance(d, int) else _constant_index(d)
 
 
@@ -131,7 +132,7 @@ class KernelBuilder:
         shape: list[int] = []
         dynamic: list[SSAValue] = []
         for d in dims:
-            s = _static(d)
+            s = static_value(d)
             if s is not None:
                 shape.append(s)
             else:
@@ -144,7 +145,7 @@ class KernelBuilder:
     def _remember_dims(self, buf: SSAValue, dims: Sequence[Dim]) -> None:
         """A new buffer's run-time sizes are the values it was made with, not new dim ops."""
         for i, d in enumerate(dims):
-            if _static(d) is None:
+            if static_value(d) is None:
                 self._dims[(buf, i)] = d
 
     def alloc_for(self, tensor: SSAValue, dims: Sequence[Dim]) -> SSAValue:
@@ -160,7 +161,7 @@ class KernelBuilder:
         assert isinstance(t, MemRefType)
         shape, dynamic = [], []
         for d in dims:
-            s = _static(d)
+            s = static_value(d)
             shape.append(DYNAMIC_INDEX if s is None else s)
             if s is None:
                 dynamic.append(d)
@@ -185,7 +186,7 @@ class KernelBuilder:
         A nest with a zero static bound is left out (it would do nothing), and
         its results are the initial values.
         """
-        if any(_static(d) == 0 for d in bounds):
+        if any(static_value(d) == 0 for d in bounds):
             return list(inits)
         if not bounds:
             inner = Block()
@@ -199,7 +200,7 @@ class KernelBuilder:
         ivs = list(block.args[: len(bounds)])
         yielded = body(inner_builder, ivs, list(block.args[len(bounds) :])) or []
         inner_builder.insert(kernel.YieldOp(list(yielded)))
-        static_bounds = [_static(d) for d in bounds]
+        static_bounds = [static_value(d) for d in bounds]
         op = kernel.LoopOp(
             [s if s is not None else d for s, d in zip(static_bounds, bounds, strict=True)],
             kinds,
@@ -246,35 +247,35 @@ class KernelBuilder:
         return d
 
     def _ifold(self, a: Dim, b: Dim, fn: Callable[[int, int], int], op: type) -> Dim:
-        sa, sb = _static(a), _static(b)
+        sa, sb = static_value(a), static_value(b)
         if sa is not None and sb is not None:
             return fn(sa, sb)
         return self.insert(op(self.index(a), self.index(b))).results[0]
 
     def iadd(self, a: Dim, b: Dim) -> Dim:
-        if _static(b) == 0:
+        if static_value(b) == 0:
             return a
-        if _static(a) == 0:
+        if static_value(a) == 0:
             return b
         return self._ifold(a, b, lambda x, y: x + y, arith.AddiOp)
 
     def isub(self, a: Dim, b: Dim) -> Dim:
-        if _static(b) == 0:
+        if static_value(b) == 0:
             return a
         return self._ifold(a, b, lambda x, y: x - y, arith.SubiOp)
 
     def imul(self, a: Dim, b: Dim) -> Dim:
-        if _static(a) == 1:
+        if static_value(a) == 1:
             return b
-        if _static(b) == 1:
+        if static_value(b) == 1:
             return a
-        if _static(a) == 0 or _static(b) == 0:
+        if static_value(a) == 0 or static_value(b) == 0:
             return 0
         return self._ifold(a, b, lambda x, y: x * y, arith.MuliOp)
 
     def idiv(self, a: Dim, b: Dim) -> Dim:
         """Floor division of non-negative index values."""
-        if _static(b) == 1:
+        if static_value(b) == 1:
             return a
         return self._ifold(a, b, lambda x, y: x // y, arith.DivUIOp)
 

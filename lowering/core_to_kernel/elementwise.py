@@ -118,7 +118,7 @@ def broadcast(b: KernelBuilder, op: core.BroadcastOp) -> list[SSAValue]:
     in_dims = b.dims(x)
     out_dims = shape_operand_dims(b, op.result, op.shape[0] if op.shape else None)
     out = b.alloc_for(op.result, out_dims)
-    mapping = core._ints(op.dims)  # noqa: SLF001
+    mapping = core.ints_of(op.dims)  # noqa: SLF001
     x_shape = x.type.get_shape()  # type: ignore[attr-defined]
 
     def body(b: KernelBuilder, ivs: list[SSAValue]) -> None:

@@ -61,8 +61,6 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
     Float32Type,
-    IndexType,
-    IntegerAttr,
     MemRefType,
     TensorType,
     f32,
@@ -72,7 +70,7 @@ from xdsl.ir import Attribute, SSAValue
 from rung.dialects import core, kernel
 from rung.dialects.constants import constant_attr, constant_value
 
-from .builder import Dim, KernelBuilder, memref_of
+from .builder import Dim, KernelBuilder, memref_of, static_value
 from .registry import lowers
 
 _GEMM_TYPES = (Float32Type, Float16Type, BFloat16Type)
@@ -82,21 +80,11 @@ _GEMM_TYPES = (Float32Type, Float16Type, BFloat16Type)
 # ---- index helpers ----------------------------------------------------------------------------
 
 
-def _static(d: Dim) -> int | None:
-    if isinstance(d, int):
-        return d
-    owner = d.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        if isinstance(d.type, IndexType):
-            return owner.value.value.data
-    return None
-
-
 def _ceil_div(b: KernelBuilder, a: Dim, d: int) -> Dim:
     """Ceiling division by a positive constant, for any sign of `a`."""
     if d == 1:
         return a
-    sa = _static(a)
+    sa = static_value(a)
     if sa is not None:
         return -(-sa // d)
     return b.op1(arith.CeilDivSIOp, b.index(a), b.index(d))
@@ -119,7 +107,7 @@ def _valid_range(b: KernelBuilder, t: Dim, size: Dim, step: int, limit: Dim) -> 
 
 
 def _ints(attr: object) -> list[int]:
-    return list(core._ints(attr))  # type: ignore[arg-type]  # noqa: SLF001
+    return list(core.ints_of(attr))  # type: ignore[arg-type]
 
 
 def _element(v: SSAValue) -> Attribute:
@@ -254,7 +242,7 @@ def _matmul_f32(
     if rhs is b.buffer(op.rhs):
         rhs_value = op.rhs
         source = _transposed(rhs_value)
-        rows = _static(m)
+        rows = static_value(m)
         # At M <= 4 the transposed form is dot products along K, the faster way to stream B.
         wide = rows is None or rows > 4
         pretransposed = _pretransposed(b, source) if source is not None and wide else None
@@ -397,7 +385,7 @@ def _conv_gemm(b: KernelBuilder, g: _Conv, out: SSAValue, out_spatial: list[Dim]
     e = b.product(out_spatial)
     ng = b.imul(g.n, groups)
     pointwise = (
-        all(_static(k) == 1 for k in g.kernel)
+        all(static_value(k) == 1 for k in g.kernel)
         and all(s == 1 for s in g.strides)
         and not any(g.pad_low)
         and not any(g.pad_high)
@@ -407,7 +395,7 @@ def _conv_gemm(b: KernelBuilder, g: _Conv, out: SSAValue, out_spatial: list[Dim]
     else:
         cols = b.view(_im2col(b, g, out_spatial), [ng, ck, e])
     weights = b.view(g.w, [groups, og, ck])
-    if groups > 1 and _static(g.n) != 1:
+    if groups > 1 and static_value(g.n) != 1:
         # Every image needs its group's weights at the same batch index: repeat them.
         repeated = b.alloc(f32, [g.n, groups, og, ck])
 
@@ -472,7 +460,7 @@ def conv(b: KernelBuilder, op: core.ConvOp) -> list[SSAValue]:
     out = b.alloc_for(op.result, [g.n, g.w_dims[0], *out_spatial])
     element = _element(op.result)
     cg = b.idiv(g.c, g.groups)
-    if _gemm_ok(_element(op.input), _element(op.weight), element, op.acc) and _static(cg) != 1:
+    if _gemm_ok(_element(op.input), _element(op.weight), element, op.acc) and static_value(cg) != 1:
         if element == f32 and _element(op.input) == f32 and _element(op.weight) == f32:
             _conv_gemm(b, g, out, out_spatial)
             return [out]
@@ -663,7 +651,7 @@ def pool(b: KernelBuilder, op: core.PoolOp) -> list[SSAValue]:
     element = _element(op.result)
     kind = op.kind.data
     work = _work_type(element) if kind == "sum" else element
-    points = [_static(e) for e in g.out_spatial]
+    points = [static_value(e) for e in g.out_spatial]
     many = math.prod(p if p is not None else 1 << 20 for p in points)
     if many >= math.prod(g.window):
         _pool_per_offset(b, g, out, kind, work)

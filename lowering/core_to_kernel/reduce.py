@@ -129,7 +129,7 @@ def reduce(b: KernelBuilder, op: core.ReduceOp) -> list[SSAValue]:
     """The iter_args form, or `_reduce_into_buffer` when the innermost dim is kept."""
     x = b.buffer(op.input)
     dims = b.dims(x)
-    axes = core._ints(op.axes)  # noqa: SLF001
+    axes = core.ints_of(op.axes)  # noqa: SLF001
     kept_dims = [d for i, d in enumerate(dims) if i not in axes]
     red_dims = [d for i, d in enumerate(dims) if i in axes]
     how = _Reduction(op.fn.data, _element(op.input), _element(op.result))

@@ -24,8 +24,9 @@ from xdsl.ir import SSAValue
 
 from rung.dialects import core
 
-from .builder import Dim, KernelBuilder, KernelLoweringError, _static
+from .builder import Dim, KernelBuilder, static_value
 from .constants import constant_array
+from .elements import KernelLoweringError
 from .elementwise import shape_operand_dims
 from .registry import lowers
 
@@ -206,8 +207,10 @@ def pad(b: KernelBuilder, op: core.PadOp) -> list[SSAValue]:
         for k, d in enumerate(_shape(op.result))
     ]
     out = b.alloc_for(op.result, out_dims)
-    padded = [not (_static(a) == 0 and _static(c) == 0) for a, c in zip(lo, hi, strict=True)]
-    empty = any(_static(m) == 0 for m in kept)
+    padded = [
+        not (static_value(a) == 0 and static_value(c) == 0) for a, c in zip(lo, hi, strict=True)
+    ]
+    empty = any(static_value(m) == 0 for m in kept)
     fill = scalar_operand(b, op.value) if mode == "constant" else None
     if empty and fill is None and any(padded) and 0 not in out_dims:
         raise KernelLoweringError(f"{mode} padding of an empty dim has no values to copy")
@@ -233,9 +236,9 @@ def pad(b: KernelBuilder, op: core.PadOp) -> list[SSAValue]:
             return b.select_index(inside[-1], j, 0)
         if mode == "edge":
             j = b.isub(i, lo[d])
-            if _static(lo[d]) != 0:
+            if static_value(lo[d]) != 0:
                 j = b.imax(j, 0)
-            if _static(hi[d]) != 0:
+            if static_value(hi[d]) != 0:
                 j = b.imin(j, last[d])
             return j
         j = b.irem(b.iadd(i, shift[d]), period[d])

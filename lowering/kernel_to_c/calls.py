@@ -35,7 +35,7 @@ def call(e: Emitter, op: kernel.CallOp) -> None:
         parts.append(
             f"{{(void *){buf.ptr}, {ONNX_FROM_MLIR[t.element_type]}, {len(buf.dims)}, {{{dims}}}}}"
         )
-    args = ", ".join(str(a) for a in kernel._ints(op.args)) or "0"  # noqa: SLF001
+    args = ", ".join(str(a) for a in kernel.ints_of(op.args)) or "0"
     e.emit(
         f"rung_{op.callee.data}((rung_tensor[]){{{', '.join(parts)}}}, "
         f"(const int64_t[]){{{args}}});"

@@ -16,8 +16,8 @@ from xdsl.ir import Region
 from rung.dialects import core
 from rung.dialects.onnx import YieldOp
 from rung.dialects.onnx import generated_ops as onnx
+from rung.lowering.kit import CoreBuilder
 
-from .builder import CoreBuilder
 from .registry import Results, lowers
 from .sequence import retype_containers
 

@@ -29,20 +29,20 @@ from xdsl.dialects.builtin import Float64Type, IntegerType, i64
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
+from rung.dialects.dtypes import numpy_dtype
 from rung.dialects.onnx import generated_ops as onnx
-
-from .builder import (
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_array,
     element_of,
     int_attr,
     normalize_axis,
-    numpy_dtype,
     ranked_shape,
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
 F64 = Float64Type()

@@ -8,13 +8,13 @@ Activations are compositions of core elementwise ops.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import f32, i64, numpy_dtype
 from rung.dialects.onnx import OnnxOp, StringTensorAttr
 from rung.dialects.onnx import generated_ops as onnx
-from rung.lowering.kit import CoreBuilder, LoweringError, element_of, shape_of_type, tensor
+from rung.lowering.kit import CoreBuilder, LoweringError, element_of
 
 from .registry import Results, lowers
 
@@ -36,8 +36,7 @@ def binary(b: CoreBuilder, op: OnnxOp) -> Results:
 
 @lowers(onnx.PowOp)
 def power(b: CoreBuilder, op: onnx.PowOp) -> Results:
-    (base,) = b.broadcast_all([op.X], op.Z.type)
-    (exponent,) = b.broadcast_all([op.Y], op.Z.type)
+    base, exponent = b.broadcast_all([op.X, op.Y], op.Z.type)
     return [b.binary("pow", base, exponent)]
 
 
@@ -84,23 +83,13 @@ _COMPARE: dict[type[OnnxOp], str] = {
 
 @lowers(*_COMPARE)
 def compare(b: CoreBuilder, op: OnnxOp) -> Results:
-    a, c = (_broadcast_like(b, v, op.results[0].type) for v in op.operands)
+    a, c = b.broadcast_all(list(op.operands), op.results[0].type)
     return [b.compare(_COMPARE[type(op)], a, c)]
-
-
-def _broadcast_like(b: CoreBuilder, v: SSAValue, shaped: Attribute) -> SSAValue:
-    """`v` broadcast to the shape of `shaped`, keeping its own element type."""
-    shape = shape_of_type(shaped)
-    if shape is None:
-        raise LoweringError("needs a ranked result")
-    (out,) = b.broadcast_all([v], tensor(element_of(v.type), shape))
-    return out
 
 
 @lowers(onnx.WhereOp)
 def where(b: CoreBuilder, op: onnx.WhereOp) -> Results:
-    cond = _broadcast_like(b, op.condition, op.output.type)
-    x, y = b.broadcast_all([op.X, op.Y], op.output.type)
+    cond, x, y = b.broadcast_all([op.condition, op.X, op.Y], op.output.type)
     return [b.select(cond, x, y)]
 
 
@@ -173,7 +162,7 @@ def leaky_relu(b: CoreBuilder, op: onnx.LeakyReluOp) -> Results:
 @lowers(onnx.PReluOp)
 def prelu(b: CoreBuilder, op: onnx.PReluOp) -> Results:
     x = op.X
-    (slope,) = b.broadcast_all([op.slope], op.Y.type)
+    _, slope = b.broadcast_all([x, op.slope], op.Y.type)
     return [b.select(b.compare("lt", x, b.splat(0, x)), b.binary("mul", x, slope), x)]
 
 
@@ -276,10 +265,10 @@ def gelu(b: CoreBuilder, op: onnx.GeluOp) -> Results:
 def clip(b: CoreBuilder, op: onnx.ClipOp) -> Results:
     out = op.input
     if op.min is not None:
-        (low,) = b.broadcast_all([op.min], op.input.type)
+        _, low = b.broadcast_all([op.input, op.min], op.input.type)
         out = b.binary("max", out, low)
     if op.max is not None:
-        (high,) = b.broadcast_all([op.max], op.input.type)
+        _, high = b.broadcast_all([op.input, op.max], op.input.type)
         out = b.binary("min", out, high)
     return [out]
 

@@ -26,22 +26,22 @@ from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
 from rung.dialects.constants import constant_value
+from rung.dialects.dtypes import numpy_dtype
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.dialects.onnx.types import StringType
 from rung.errors import RungError
-
-from .builder import (
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_array,
     element_of,
     int_attr,
-    numpy_dtype,
     ranked_shape,
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
 F32 = Float32Type()

@@ -37,7 +37,7 @@ from rung.lowering.kit import (
     tensor,
 )
 
-from .builder import ints_attr
+from .attrs import ints_attr
 from .registry import Results, lowers
 
 # ---- helpers ------------------------------------------------------------------------------

@@ -41,8 +41,7 @@ from rung.dialects.onnx import OPSET_VERSIONS, OnnxOp
 from rung.dialects.onnx.generated_ops import ConstantOp as OnnxConstantOp
 from rung.dialects.resources import BlobStore, owning_module, store_of
 from rung.errors import RungError
-
-from .builder import constant_array, is_static
+from rung.lowering.kit import constant_array, is_static
 
 if TYPE_CHECKING:
     from rung.importers.onnx.reinfer import NodeModel

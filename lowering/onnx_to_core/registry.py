@@ -32,8 +32,7 @@ from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
-from rung.dialects.onnx import OPS_BY_TYPE, CustomOp, OnnxOp
-from rung.errors import RungError
+from rung.dialects.onnx import CustomOp, OnnxOp
 from rung.lowering.kit import CoreBuilder, HandlerTable, Key
 
 Results = Sequence[SSAValue | None]
@@ -54,23 +53,9 @@ TABLE: HandlerTable[Handler] = HandlerTable("ONNX → core", (OnnxOp, CustomOp),
 """Every ONNX → core lowering, by onnx op class or custom (domain, op_type)."""
 
 
-def _key(op: Key | str, domain: str) -> Key:
-    """A handler key; an op-type string (`"Relu"` in `domain`) names its generated class."""
-    if not isinstance(op, str):
-        return op
-    cls = OPS_BY_TYPE.get((domain, op))
-    if cls is None:
-        raise RungError(f"no onnx op '{op}' in domain '{domain or 'ai.onnx'}'")
-    return cls
-
-
-def lowers(*ops: Key | str, domain: str = "") -> Callable[[Handler], Handler]:
-    """Register a handler for onnx op classes (or custom (domain, op_type) keys).
-
-    Op-type strings (of `domain`, '' being ai.onnx) are still accepted while
-    the handler files move to op classes.
-    """
-    return TABLE.lowers(*(_key(op, domain) for op in ops))
+def lowers(*ops: Key) -> Callable[[Handler], Handler]:
+    """Register a handler for onnx op classes (or custom (domain, op_type) keys)."""
+    return TABLE.lowers(*ops)
 
 
 def add_lowering(op: Key, handler: Handler, *, replace: bool = False) -> Handler | None:

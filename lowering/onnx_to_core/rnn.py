@@ -33,8 +33,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from rung.dialects import core
 from rung.dialects.onnx import YieldOp
 from rung.dialects.onnx import generated_ops as onnx
-
-from .builder import (
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_array,
@@ -44,6 +43,7 @@ from .builder import (
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
 

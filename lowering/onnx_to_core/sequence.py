@@ -40,8 +40,7 @@ from rung.dialects import core
 from rung.dialects.core import ListType, OptionalType
 from rung.dialects.onnx import OptType, SeqType, YieldOp
 from rung.dialects.onnx import generated_ops as onnx
-
-from .builder import (
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_ints,
@@ -52,6 +51,7 @@ from .builder import (
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
 # ---- types ----------------------------------------------------------------------------

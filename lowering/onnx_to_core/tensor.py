@@ -19,10 +19,10 @@ from xdsl.dialects.builtin import StringAttr, i64
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
+from rung.dialects.dtypes import numpy_dtype
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
-
-from .builder import (
+from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_array,
@@ -31,11 +31,11 @@ from .builder import (
     int_attr,
     is_static,
     normalize_axis,
-    numpy_dtype,
     ranked_shape,
     shape_of_type,
     tensor,
 )
+
 from .registry import Results, lowers
 
 

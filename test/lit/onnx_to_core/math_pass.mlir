@@ -105,18 +105,15 @@ func.func @compare_where(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
   func.return %w : tensor<2x3xf32>
 }
 
-// Comparison and Where with a dynamic result.
-// BUG: Compare (and Where's condition, Clip's bounds, PRelu's slope, Pow's
-// operands) broadcast each operand on its own, so when the operand is not
-// already of the result's shape, the runtime shape given to core.broadcast is
-// that operand's own shape padded with ones ([1, 3] here) instead of the
-// result's (shape_of(%x)). Compiled, Where then returns a [1, 3] result for an
-// [N, 3] input. The shape operands are therefore not checked below;
-// @sub_both_broadcast_dynamic shows the right form.
+// Comparison and Where with a dynamic result: an operand that is not of the
+// result's shape is broadcast to the run-time shape of one that is (%x), never
+// to its own shape padded with ones.
 // CHECK-LABEL: func.func @compare_where_dynamic(
-// CHECK:         %[[B:.*]] = core.broadcast(%b, %{{.*}}) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
-// CHECK:         %c = core.compare lt(%x, %[[B]]) : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xi1>
-// CHECK:         %[[M:.*]] = core.broadcast(%m, %{{.*}}) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
+// CHECK:         %[[S1:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+// CHECK-NEXT:    %c = core.compare lt(%x, %[[B]]) : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xi1>
+// CHECK:         %[[S2:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[M:.*]] = core.broadcast(%m, %[[S2]]) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
 // CHECK:         %w = core.select(%[[M]], %x, %y) : (tensor<?x3xi1>, tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK:         func.return %c, %w

@@ -10,21 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rung.dialects.dtypes import numpy_dtype
 from rung.dialects.onnx import OnnxOp
-from rung.lowering.kit import (
-    CoreBuilder,
-    LoweringError,
-    constant_array,
-    constant_ints,
-    element_of,
-    int_attr,
-    is_static,
-    normalize_axis,
-    ranked_shape,
-    shape_of_type,
-    tensor,
-)
 
 
 def ints_attr(op: OnnxOp, name: str, default: Sequence[int]) -> list[int]:
@@ -36,20 +22,4 @@ def ints_attr(op: OnnxOp, name: str, default: Sequence[int]) -> list[int]:
     return [int(v) for v in value]  # type: ignore[union-attr]
 
 
-__all__ = [
-    "ints_attr",
-    # Re-exported from the kit (and rung.dialects.dtypes) for the handler files that
-    # still import them from here.
-    "CoreBuilder",
-    "LoweringError",
-    "constant_array",
-    "constant_ints",
-    "element_of",
-    "int_attr",
-    "is_static",
-    "normalize_axis",
-    "numpy_dtype",
-    "ranked_shape",
-    "shape_of_type",
-    "tensor",
-]
+__all__ = ["ints_attr"]

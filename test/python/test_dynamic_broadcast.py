@@ -1,0 +1,72 @@
+"""Operands broadcast to a dynamic result take the run-time shape of the full operand.
+
+Regression: Compare, Where's condition, Clip's bounds, PRelu's slope and Pow's
+operands were broadcast one at a time, to their own shape padded with ones
+([1, 3]) rather than to the result's ([N, 3]); compiled, Where returned a
+[1, 3] result for an [N, 3] input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from rung.runtime import InferenceSession
+
+
+def _model() -> onnx.ModelProto:
+    f, b = TensorProto.FLOAT, TensorProto.BOOL
+    nodes = [
+        helper.make_node("Less", ["x", "v"], ["less"]),
+        helper.make_node("Where", ["m", "x", "y"], ["where"]),
+        helper.make_node("Clip", ["x", "lo", "hi"], ["clip"]),
+        helper.make_node("PRelu", ["x", "v"], ["prelu"]),
+        helper.make_node("Pow", ["p", "x"], ["pow"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dynamic_broadcast",
+        [
+            helper.make_tensor_value_info("x", f, ["n", 3]),
+            helper.make_tensor_value_info("v", f, [3]),
+            helper.make_tensor_value_info("m", b, [3]),
+            helper.make_tensor_value_info("y", f, ["n", 3]),
+            helper.make_tensor_value_info("lo", f, []),
+            helper.make_tensor_value_info("hi", f, []),
+            helper.make_tensor_value_info("p", f, [3]),
+        ],
+        [
+            helper.make_tensor_value_info("less", b, ["n", 3]),
+            helper.make_tensor_value_info("where", f, ["n", 3]),
+            helper.make_tensor_value_info("clip", f, ["n", 3]),
+            helper.make_tensor_value_info("prelu", f, ["n", 3]),
+            helper.make_tensor_value_info("pow", f, ["n", 3]),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_dynamic_broadcasts_follow_the_full_operand(level: str) -> None:
+    model = _model()
+    session = InferenceSession(model, level=level)
+    reference = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(7)
+    for n in (4, 1, 5):
+        feed = {
+            "x": rng.standard_normal((n, 3)).astype(np.float32),
+            "v": rng.standard_normal(3).astype(np.float32),
+            "m": np.array([True, False, True]),
+            "y": rng.standard_normal((n, 3)).astype(np.float32),
+            "lo": np.array(-0.5, np.float32),
+            "hi": np.array(0.5, np.float32),
+            "p": np.array([1.5, 2.0, 0.5], np.float32),
+        }
+        got = session.run(None, feed)
+        want = reference.run(None, feed)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape == (n, 3)
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
