@@ -13,6 +13,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rung.dialects import core
+from rung.dialects.dtypes import f64, i32
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
@@ -136,3 +137,25 @@ def dynamic_quantize_linear(b: CoreBuilder, op: onnx.DynamicQuantizeLinearOp) ->
     scale_type = op.y_scale.type
     scale_out = b.reshape(scale, scale_type) if scale.type != scale_type else scale
     return [y, scale_out, zp_out]
+
+
+@lowers(onnx.QLinearMatMulOp)
+def qlinear_matmul(b: CoreBuilder, op: onnx.QLinearMatMulOp) -> Results:
+    """As ONNX defines it: an exact i32 product of the zero-point-shifted inputs, then one
+    f64 rescale by `a_scale * b_scale / y_scale` (per tensor), rounded and saturated."""
+    params = [op.a_scale, op.b_scale, op.y_scale, op.a_zero_point, op.b_zero_point]
+    if any(not _one_element(p) for p in [*params, op.y_zero_point] if p is not None):
+        raise LoweringError("QLinearMatMul with per-row or per-column scales")
+    a, zp_a = b.broadcast_all([b.cast(op.a, i32), b.cast(op.a_zero_point, i32)], op.a.type)
+    c, zp_c = b.broadcast_all([b.cast(op.b, i32), b.cast(op.b_zero_point, i32)], op.b.type)
+    product = b.matmul(b.binary("sub", a, zp_a), b.binary("sub", c, zp_c), i32, i32)
+    rescale = b.binary("div", b.binary("mul", op.a_scale, op.b_scale), op.y_scale)
+    value, rescale = b.broadcast_all([b.cast(product, f64), b.cast(rescale, f64)], product.type)
+    _, zero_point = b.broadcast_all([value, op.y_zero_point], value.type)
+    scaled = b.binary("mul", value, rescale)
+    return [b.quantize(scaled, b.splat(1.0, scaled), zero_point, element_of(op.y.type))]
+
+
+def _one_element(v: SSAValue) -> bool:
+    shape = shape_of_type(v.type)
+    return shape is not None and all(d >= 0 for d in shape) and int(np.prod(shape)) == 1
