@@ -219,9 +219,8 @@ class Worker:
 
     def _compile(self, model: onnx.ModelProto) -> NativeModel:
         """Each stage of `rung compile`, timed apart; the memory plan is read on the way."""
-        from rung.dialects import context
         from rung.lowering.kernel_to_c import generate_c
-        from rung.lowering.pipelines import default_registry
+        from rung.runtime.levels import lower
         from rung.runtime.native import NativeModel, cached_build
         from rung.runtime.session import load_module
 
@@ -237,11 +236,9 @@ class Worker:
 
         with timed("import"):
             module = load_module(model)
-        registry = default_registry()
-        with timed("lower-to-core"):
-            registry.build("lower-to-core").apply(context(), module)
-        with timed("lower-to-kernel"):
-            registry.build("core-to-kernel").apply(context(), module)
+        with self.stage("lower-to-kernel"):
+            lower(module, "kernel", timings=times)  # times lower-to-core and lower-to-kernel
+            self.save()
         self.record["memory"] = memory_plan(module)
         with timed("C generation"):
             program = generate_c(module, self.args.prefix)

@@ -217,13 +217,17 @@ class CoreBuilder:
         target: Attribute,
         like: SSAValue | None = None,
         shape: SSAValue | None = None,
+        always: bool = False,
     ) -> SSAValue:
         """numpy broadcasting of `x` to the shape of `target`.
 
         Dims are right-aligned. A dynamic target takes its runtime shape from
-        `shape` (a 1-D i64 tensor) or from `like`, a value of that shape.
+        `shape` (a 1-D i64 tensor) or from `like`, a value of that shape. When
+        `x` already has the target's type nothing is emitted, unless `always`
+        asks for a run-time broadcast (its `?` dims may be 1 where the target's
+        are not).
         """
-        if x.type == target:
+        if x.type == target and not always:
             return x
         src = shape_of_type(x.type)
         out = shape_of_type(target)
@@ -232,7 +236,7 @@ class CoreBuilder:
         offset = len(out) - len(src)
         if offset < 0:
             raise LoweringError(f"cannot broadcast rank {len(src)} to rank {len(out)}")
-        if src == out[offset:] and offset == 0:
+        if src == out[offset:] and offset == 0 and not (always and any(d < 0 for d in src)):
             return x
         dims = list(range(offset, len(out)))
         result = tensor(element_of(x.type), out)
@@ -249,7 +253,14 @@ class CoreBuilder:
         return self.insert(op).results[0]
 
     def broadcast_all(self, values: Sequence[SSAValue], result: Attribute) -> list[SSAValue]:
-        """Broadcast every operand of an elementwise op to its result's shape."""
+        """Broadcast every operand of an elementwise op to its result's shape.
+
+        A `?` dim may turn out to be 1 at run time while another operand's is
+        not, so with a dynamic result every operand is broadcast to the run-time
+        broadcast shape unless its dims alone decide the result's (see
+        `decides_its_dims`). Declared types are claims; this keeps the result right
+        when they are vague (exporters often type every dim of an attention mask `?`).
+        """
         out = shape_of_type(result)
         if out is None:
             if all(v.type == values[0].type for v in values):
@@ -257,11 +268,18 @@ class CoreBuilder:
             raise LoweringError(
                 "elementwise operands of different types need a ranked result to broadcast to"
             )
-        shape: SSAValue | None = None
-        if any(d < 0 for d in out):
-            full = next((v for v in values if shape_of_type(v.type) == out), None)
-            shape = self.shape_of(full) if full is not None else self.broadcast_shape(values, out)
-        return [self.broadcast_to(v, tensor(element_of(v.type), out), shape=shape) for v in values]
+        if all(d >= 0 for d in out):
+            return [self.broadcast_to(v, tensor(element_of(v.type), out)) for v in values]
+        shapes = [ranked_shape(v) for v in values]
+        alone = [decides_its_dims(i, shapes, out) for i in range(len(values))]
+        full = next((v for v, ok in zip(values, alone, strict=True) if ok), None)
+        shape = self.shape_of(full) if full is not None else self.broadcast_shape(values, out)
+        return [
+            v
+            if ok
+            else self.broadcast_to(v, tensor(element_of(v.type), out), shape=shape, always=True)
+            for v, ok in zip(values, alone, strict=True)
+        ]
 
     def broadcast_shape(self, values: Sequence[SSAValue], out: Sequence[int]) -> SSAValue:
         """The runtime broadcast shape of `values`, right-aligned.
@@ -549,3 +567,28 @@ def _range(dtype: np.dtype) -> tuple[float, float]:
 
 
 __all__ = ["CoreBuilder"]
+
+
+def decides_its_dims(i: int, shapes: Sequence[Sequence[int]], out: Sequence[int]) -> bool:
+    """Whether operand `i` of an elementwise op has the result's shape for certain.
+
+    Right-aligned, at every result dim: a static dim other than 1 is the result's
+    (broadcasting allows nothing else), and a `?` dim is the result's when every
+    other operand has 1 or nothing there. Anything else (a missing dim, a 1 that
+    may be broadcast, two `?` dims that may differ) needs a run-time broadcast.
+    """
+    mine = shapes[i]
+    if len(mine) != len(out):
+        return False
+    for p, d in enumerate(mine):
+        others = [
+            s[p - len(out) + len(s)]
+            for j, s in enumerate(shapes)
+            if j != i and p - len(out) + len(s) >= 0
+        ]
+        if d >= 0:
+            if d != out[p] and not (out[p] < 0 and d != 1):
+                return False
+        elif any(o != 1 for o in others):
+            return False
+    return True

@@ -24,7 +24,9 @@ from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
     CoreBuilder,
+    DimOf,
     LoweringError,
+    Size,
     constant_array,
     constant_ints,
     element_of,
@@ -63,21 +65,38 @@ def _reshape_to_result(
     return b.retype(b.reshape(x, tensor(element_of(x.type), target)), out)
 
 
-def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | int) -> SSAValue:
+def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | Size) -> SSAValue:
     """`select(idx < 0, idx + dim, idx)`: core wants non-negative indices.
 
-    `dims` is one dim size, or a tensor of sizes already shaped like `idx`.
-    Constant indices are normalized at compile time.
+    `dims` is one dim size (a number, or a `DimOf` read at run time), or a
+    tensor of sizes already shaped like `idx`. Constant indices are normalized
+    at compile time, and need nothing at all when none is negative.
     """
+    data = constant_array(idx)
+    if data is not None and not (data < 0).any():
+        return idx
     if isinstance(dims, int):
-        data = constant_array(idx)
         if data is not None:
             return b.constant(np.where(data < 0, data + dims, data).astype(data.dtype))
         dim_v = b.splat(dims, idx)
+    elif isinstance(dims, DimOf):
+        dim_v = _sizes_like(b, [dims], idx)
     else:
         dim_v = dims
     negative = b.compare("lt", idx, b.splat(0, idx))
     return b.select(negative, b.binary("add", idx, dim_v), idx)
+
+
+def _sizes_like(b: CoreBuilder, sizes: Sequence[Size], idx: SSAValue) -> SSAValue:
+    """Run-time `sizes` in `idx`'s element type, broadcast (right-aligned) to its shape;
+    one size becomes a scalar first, so it applies to every index."""
+    vector = b.shape_vector(sizes)
+    if len(sizes) == 1:
+        vector = b.reshape(vector, tensor(i64, []))
+    element = element_of(idx.type)
+    if element != i64:
+        vector = b.cast(vector, element)
+    return b.broadcast_to(vector, idx.type, like=idx)
 
 
 def _scalar_of(b: CoreBuilder, v: SSAValue) -> SSAValue:
@@ -467,26 +486,26 @@ def gather(b: CoreBuilder, op: onnx.GatherOp | onnx.GatherElementsOp) -> Results
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    if shape[axis] < 0:
-        raise LoweringError(f"{op.SCHEMA.op_type} along a dynamic dim")
-    idx = _normalize_indices(b, op.indices, shape[axis])
+    idx = _normalize_indices(b, op.indices, b.dims(data)[axis])
     new = _GATHERS[type(op)].create(
         operands=[data, idx], result_types=[op.output.type], properties={"axis": int_attr(axis)}
     )
     return [b.insert(new).results[0]]
 
 
-def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[int]) -> SSAValue:
-    """Normalize index tuples (the last dim of `idx`) against the dims they index."""
-    if any(d < 0 for d in dims):
-        raise LoweringError("indexing dynamic dims")
+def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[Size]) -> SSAValue:
+    """Normalize index tuples (the last dim of `idx`) against the dims they index,
+    numbers or `DimOf`s read at run time."""
     data = constant_array(idx)
-    sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
-    if data is not None:
-        return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
-    if any(d < 0 for d in ranked_shape(idx)):
-        raise LoweringError("dynamic index tuples")
-    return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
+    if data is not None and not (data < 0).any():
+        return idx
+    if all(isinstance(d, int) for d in dims):
+        sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
+        if data is not None:
+            return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
+        if is_static(idx.type):
+            return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
+    return _normalize_indices(b, idx, _sizes_like(b, dims, idx))
 
 
 @lowers(onnx.GatherNDOp)
@@ -496,7 +515,7 @@ def gather_nd(b: CoreBuilder, op: onnx.GatherNDOp) -> Results:
     depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("GatherND with a dynamic index depth")
-    idx = _normalize_tuples(b, idx, ranked_shape(data)[batch : batch + depth])
+    idx = _normalize_tuples(b, idx, b.dims(data)[batch : batch + depth])
     new = core.GatherNDOp.create(
         operands=[data, idx],
         result_types=[op.output.type],
@@ -514,9 +533,7 @@ def scatter_elements(b: CoreBuilder, op: onnx.ScatterElementsOp) -> Results:
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    if shape[axis] < 0:
-        raise LoweringError("ScatterElements along a dynamic dim")
-    idx = _normalize_indices(b, op.indices, shape[axis])
+    idx = _normalize_indices(b, op.indices, b.dims(data)[axis])
     new = core.ScatterElementsOp.create(
         operands=[data, idx, op.updates],
         result_types=[op.output.type],
@@ -531,7 +548,7 @@ def scatter_nd(b: CoreBuilder, op: onnx.ScatterNDOp) -> Results:
     depth = ranked_shape(idx)[-1]
     if depth < 0:
         raise LoweringError("ScatterND with a dynamic index depth")
-    idx = _normalize_tuples(b, idx, ranked_shape(data)[:depth])
+    idx = _normalize_tuples(b, idx, b.dims(data)[:depth])
     new = core.ScatterNDOp.create(
         operands=[data, idx, updates],
         result_types=[op.output.type],

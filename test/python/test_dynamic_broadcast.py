@@ -70,3 +70,31 @@ def test_dynamic_broadcasts_follow_the_full_operand(level: str) -> None:
         for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape == (n, 3)
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def _vague_add() -> onnx.ModelProto:
+    """Both operands typed ?x?x?x?, as exporters type attention scores and masks."""
+    f = TensorProto.FLOAT
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["scores", "mask"], ["y"])],
+        "vague_add",
+        [
+            helper.make_tensor_value_info("scores", f, ["a", "b", "c", "d"]),
+            helper.make_tensor_value_info("mask", f, ["e", "f", "g", "h"]),
+        ],
+        [helper.make_tensor_value_info("y", f, ["i", "j", "k", "l"])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_operands_with_only_dynamic_dims_broadcast_at_run_time(level: str) -> None:
+    """Regression: `?` dims were taken as equal; the kernel read past the mask's buffer."""
+    model = _vague_add()
+    session = InferenceSession(model, level=level)
+    rng = np.random.default_rng(3)
+    for scores_shape, mask_shape in [((1, 2, 7, 7), (1, 1, 7, 7)), ((2, 3, 5, 5), (2, 1, 1, 5))]:
+        scores = rng.standard_normal(scores_shape).astype(np.float32)
+        mask = rng.standard_normal(mask_shape).astype(np.float32)
+        (got,) = session.run(None, {"scores": scores, "mask": mask})
+        np.testing.assert_allclose(got, scores + mask, rtol=1e-6)

@@ -105,10 +105,22 @@ func.func @compare_where(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
   func.return %w : tensor<2x3xf32>
 }
 
-// Comparison and Where with a dynamic result: an operand that is not of the
-// result's shape is broadcast to the run-time shape of one that is (%x), never
-// to its own shape padded with ones.
+// Comparison and Where with a dynamic result. Less: %x alone decides the result's
+// `?` dim (%b has none there), so %b is broadcast to the run-time shape of %x.
+// Where: %x and %y both have a `?` dim there, and either may be 1 at run time, so
+// all three operands are broadcast to the run-time broadcast shape of all of them.
 // CHECK-LABEL: func.func @compare_where_dynamic(
+// CHECK:         %[[S1:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+// CHECK-NEXT:    %c = core.compare lt(%x, %[[B]])
+// CHECK:         %[[SEL:.*]] = core.select(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[M:.*]] = core.broadcast(%m, %[[SEL]]) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
+// CHECK-NEXT:    %[[X:.*]] = core.broadcast(%x, %[[SEL]]) {dims = array<i64: 0, 1>}
+// CHECK-NEXT:    %[[Y:.*]] = core.broadcast(%y, %[[SEL]]) {dims = array<i64: 0, 1>}
+// CHECK-NEXT:    %w = core.select(%[[M]], %[[X]], %[[Y]]) : (tensor<?x3xi1>, tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+// CHECK-NOT:     onnx.
+// CHECK:         func.return %c, %w
+func.func @compare_where_dynamic(
 // CHECK:         %[[S1:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
 // CHECK-NEXT:    %c = core.compare lt(%x, %[[B]]) : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xi1>

@@ -1,0 +1,76 @@
+"""Gathers and scatters along dynamic dims: negative indices wrap by the run-time size.
+
+Exporters index a hidden state along its dynamic sequence axis (BERT's pooler
+takes `hidden[:, 0]`, GPT-2's head `hidden[:, -1]`) and gather from shapes;
+these were refused ("Gather along a dynamic dim").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from rung.runtime import InferenceSession
+
+
+def _model() -> onnx.ModelProto:
+    f, i = TensorProto.FLOAT, TensorProto.INT64
+    nodes = [
+        helper.make_node("Gather", ["x", "first"], ["first_token"], axis=1),
+        helper.make_node("Gather", ["x", "last"], ["last_token"], axis=1),
+        helper.make_node("Gather", ["x", "picks"], ["picked"], axis=1),
+        helper.make_node("GatherElements", ["x", "elements"], ["elements_out"], axis=1),
+        helper.make_node("GatherND", ["x", "tuples"], ["nd"], batch_dims=0),
+        helper.make_node("ScatterElements", ["x", "elements", "updates"], ["scattered"], axis=1),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(0, np.int64), "first"),
+        numpy_helper.from_array(np.array(-1, np.int64), "last"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dynamic_gather",
+        [
+            helper.make_tensor_value_info("x", f, ["batch", "seq", 4]),
+            helper.make_tensor_value_info("picks", i, ["k"]),
+            helper.make_tensor_value_info("elements", i, ["batch", 1, 4]),
+            helper.make_tensor_value_info("tuples", i, ["t", 2]),
+            helper.make_tensor_value_info("updates", f, ["batch", 1, 4]),
+        ],
+        [
+            helper.make_tensor_value_info("first_token", f, ["batch", 4]),
+            helper.make_tensor_value_info("last_token", f, ["batch", 4]),
+            helper.make_tensor_value_info("picked", f, ["batch", "k", 4]),
+            helper.make_tensor_value_info("elements_out", f, ["batch", 1, 4]),
+            helper.make_tensor_value_info("nd", f, ["t", 4]),
+            helper.make_tensor_value_info("scattered", f, ["batch", "seq", 4]),
+        ],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_dynamic_axis_gathers_match_onnxruntime(level: str) -> None:
+    model = _model()
+    session = InferenceSession(model, level=level)
+    reference = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(11)
+    for batch, seq in [(2, 5), (1, 9), (3, 1)]:
+        feed = {
+            "x": rng.standard_normal((batch, seq, 4)).astype(np.float32),
+            "picks": rng.integers(-seq, seq, 3).astype(np.int64),
+            "elements": rng.integers(-seq, seq, (batch, 1, 4)).astype(np.int64),
+            "tuples": np.stack(
+                [rng.integers(-batch, batch, 5), rng.integers(-seq, seq, 5)], axis=1
+            ).astype(np.int64),
+            "updates": rng.standard_normal((batch, 1, 4)).astype(np.float32),
+        }
+        got = session.run(None, feed)
+        want = reference.run(None, feed)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
