@@ -113,20 +113,12 @@ func.func @compare_where(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
 // CHECK:         %[[S1:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
 // CHECK-NEXT:    %c = core.compare lt(%x, %[[B]])
-// CHECK:         %[[SEL:.*]] = core.select(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         %[[SY:.*]] = core.shape_of(%y)
+// CHECK:         %[[SEL:.*]] = core.select(%{{.*}}, %[[SY]], %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[M:.*]] = core.broadcast(%m, %[[SEL]]) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
 // CHECK-NEXT:    %[[X:.*]] = core.broadcast(%x, %[[SEL]]) {dims = array<i64: 0, 1>}
 // CHECK-NEXT:    %[[Y:.*]] = core.broadcast(%y, %[[SEL]]) {dims = array<i64: 0, 1>}
 // CHECK-NEXT:    %w = core.select(%[[M]], %[[X]], %[[Y]]) : (tensor<?x3xi1>, tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
-// CHECK-NOT:     onnx.
-// CHECK:         func.return %c, %w
-func.func @compare_where_dynamic(
-// CHECK:         %[[S1:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
-// CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
-// CHECK-NEXT:    %c = core.compare lt(%x, %[[B]]) : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xi1>
-// CHECK:         %[[S2:.*]] = core.shape_of(%x) : (tensor<?x3xf32>) -> tensor<2xi64>
-// CHECK-NEXT:    %[[M:.*]] = core.broadcast(%m, %[[S2]]) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
-// CHECK:         %w = core.select(%[[M]], %x, %y) : (tensor<?x3xi1>, tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK:         func.return %c, %w
 func.func @compare_where_dynamic(%x: tensor<?x3xf32>, %b: tensor<3xf32>, %m: tensor<3xi1>, %y: tensor<?x3xf32>) -> (tensor<?x3xi1>, tensor<?x3xf32>) {
