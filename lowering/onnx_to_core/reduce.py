@@ -386,9 +386,11 @@ def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
     """
     x = op.X
     shape = shape_of_type(x.type)
-    if shape is None or not is_static(x.type):
-        raise LoweringError("TopK needs a static input shape")
+    if shape is None:
+        raise LoweringError("TopK needs a ranked input")
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
+    if shape[axis] < 0:
+        raise LoweringError("TopK along a dynamic dim (K would need a run-time range check)")
     k = constant_ints(op.K)
     if k is None:
         # K known only at run time: the static result type says how many.
@@ -409,5 +411,5 @@ def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
         },
     )
     b.insert(sort)
-    out_shape = [k[0] if i == axis else d for i, d in enumerate(shape)]
-    return [b.slice(value, [0] * len(shape), out_shape) for value in sort.results]
+    sizes = [k[0] if i == axis else -1 for i in range(len(shape))]  # -1: the whole dim
+    return [b.slice(value, [0] * len(shape), sizes) for value in sort.results]

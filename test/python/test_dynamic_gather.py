@@ -13,6 +13,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from rung.errors import RungError
 from rung.runtime import InferenceSession
 
 
@@ -74,3 +75,36 @@ def test_dynamic_axis_gathers_match_onnxruntime(level: str) -> None:
         for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+
+
+def _top_k(axis_dims: list[object]) -> onnx.ModelProto:
+    f, i = TensorProto.FLOAT, TensorProto.INT64
+    graph = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=1)],
+        "top_k",
+        [helper.make_tensor_value_info("x", f, axis_dims)],
+        [
+            helper.make_tensor_value_info("values", f, [axis_dims[0], 3]),
+            helper.make_tensor_value_info("indices", i, [axis_dims[0], 3]),
+        ],
+        [numpy_helper.from_array(np.array([3], np.int64), "k")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_top_k_with_a_dynamic_batch(level: str) -> None:
+    """Regression: TopK was refused for any dynamic dim ("needs a static input shape")."""
+    model = _top_k(["batch", 6])
+    session = InferenceSession(model, level=level)
+    reference = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(5)
+    for batch in (1, 4):
+        feed = {"x": rng.standard_normal((batch, 6)).astype(np.float32)}
+        for g, w in zip(session.run(None, feed), reference.run(None, feed), strict=True):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_top_k_along_a_dynamic_dim_is_refused_clearly() -> None:
+    with pytest.raises(RungError, match="TopK along a dynamic dim"):
+        InferenceSession(_top_k(["batch", "n"]), level="core")
