@@ -25,6 +25,7 @@ from rung.dialects.dtypes import f32, f64, i1, i64, numpy_dtype, saturation_boun
 from rung.dialects.resources import owning_module
 
 from .errors import LoweringError
+from .folding import constant_array
 from .shapes import (
     DimOf,
     Size,
@@ -363,6 +364,38 @@ class CoreBuilder:
             result_types=[tensor(element, result_shape)],
         )
         return self.insert(new).results[0]
+
+    def wrap_indices(self, idx: SSAValue, dims: SSAValue | Size) -> SSAValue:
+        """`select(idx < 0, idx + dim, idx)`: core's gathers want non-negative indices.
+
+        `dims` is one dim size (a number, or a `DimOf` read at run time), or a
+        tensor of sizes already shaped like `idx`. Constant indices are wrapped
+        at compile time, and need nothing at all when none is negative.
+        """
+        data = constant_array(idx)
+        if data is not None and not (data < 0).any():
+            return idx
+        if isinstance(dims, int):
+            if data is not None:
+                return self.constant(np.where(data < 0, data + dims, data).astype(data.dtype))
+            dim_v = self.splat(dims, idx)
+        elif isinstance(dims, DimOf):
+            dim_v = self.sizes_like([dims], idx)
+        else:
+            dim_v = dims
+        negative = self.compare("lt", idx, self.splat(0, idx))
+        return self.select(negative, self.binary("add", idx, dim_v), idx)
+
+    def sizes_like(self, sizes: Sequence[Size], idx: SSAValue) -> SSAValue:
+        """`sizes` (read at run time where dynamic) in `idx`'s element type, broadcast
+        right-aligned to its shape; one size becomes a scalar first, so it applies to
+        every index."""
+        vector = self.shape_vector(sizes)
+        if len(sizes) == 1:
+            vector = self.reshape(vector, tensor(i64, []))
+        if element_of(idx.type) != i64:
+            vector = self.cast(vector, element_of(idx.type))
+        return self.broadcast_to(vector, idx.type, like=idx)
 
     def gather(self, x: SSAValue, indices: SSAValue, axis: int) -> SSAValue:
         """core.gather of non-negative, in-range `indices`: x[:axis] + indices + x[axis+1:]."""

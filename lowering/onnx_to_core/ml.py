@@ -328,27 +328,31 @@ def imputer(b: CoreBuilder, op: onnx.MlImputerOp) -> Results:
 
 @lowers(onnx.MlArrayFeatureExtractorOp)
 def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) -> Results:
-    """x[..., indices] with the indices flattened; a vector input gives one row."""
+    """x[..., indices] with the indices flattened; a vector input gives one row.
+
+    Negative indices wrap by the number of features, read at run time when it is
+    dynamic; a dynamic number of indices works for a 1-D index tensor.
+    """
     x, indices = _numeric(op.X), _numeric(op.Y)
-    shape = ranked_shape(x)
-    count = int(np.prod(ranked_shape(indices), dtype=np.int64))
-    if any(d < 0 for d in ranked_shape(indices)):
-        raise LoweringError("ArrayFeatureExtractor needs a static number of indices")
+    shape, index_shape = ranked_shape(x), ranked_shape(indices)
     if not shape:
         raise LoweringError("ArrayFeatureExtractor needs at least a vector")
-    flat = b.reshape(indices, tensor(i64, [count]))
+    if len(index_shape) == 1:
+        flat = b.cast(indices, i64) if element_of(indices.type) != i64 else indices
+    elif all(d >= 0 for d in index_shape):
+        count = int(np.prod(index_shape, dtype=np.int64))
+        flat = b.reshape(indices, tensor(i64, [count]))
+    else:
+        raise LoweringError("ArrayFeatureExtractor needs 1-D indices or a static number of them")
     known = constant_array(flat)
     features = shape[-1]
     if known is not None and features >= 0:
         if ((known < -features) | (known >= features)).any():
             raise LoweringError(f"indices {known.tolist()} out of range for {features} features")
-        flat = b.constant(np.where(known < 0, known + features, known).astype(np.int64))
-    elif features >= 0:
-        negative = b.compare("lt", flat, b.splat(0, flat))
-        flat = b.select(negative, b.binary("add", flat, b.splat(features, flat)), flat)
+    flat = b.wrap_indices(flat, b.dims(x)[-1])
     picked = b.gather(x, flat, len(shape) - 1)
     if len(shape) == 1:
-        picked = b.reshape(picked, tensor(element_of(x.type), [1, count]))
+        picked = b.reshape_to(picked, [1, *b.dims(picked)])
     return [_fit(b, picked, _numeric(op.Z).type)]
 
 

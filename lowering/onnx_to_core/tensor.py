@@ -24,7 +24,6 @@ from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
     CoreBuilder,
-    DimOf,
     LoweringError,
     Size,
     constant_array,
@@ -63,40 +62,6 @@ def _reshape_to_result(
     if target is None or any(d < 0 for d in target):
         raise LoweringError(f"needs a static result shape, got {out}")
     return b.retype(b.reshape(x, tensor(element_of(x.type), target)), out)
-
-
-def _normalize_indices(b: CoreBuilder, idx: SSAValue, dims: SSAValue | Size) -> SSAValue:
-    """`select(idx < 0, idx + dim, idx)`: core wants non-negative indices.
-
-    `dims` is one dim size (a number, or a `DimOf` read at run time), or a
-    tensor of sizes already shaped like `idx`. Constant indices are normalized
-    at compile time, and need nothing at all when none is negative.
-    """
-    data = constant_array(idx)
-    if data is not None and not (data < 0).any():
-        return idx
-    if isinstance(dims, int):
-        if data is not None:
-            return b.constant(np.where(data < 0, data + dims, data).astype(data.dtype))
-        dim_v = b.splat(dims, idx)
-    elif isinstance(dims, DimOf):
-        dim_v = _sizes_like(b, [dims], idx)
-    else:
-        dim_v = dims
-    negative = b.compare("lt", idx, b.splat(0, idx))
-    return b.select(negative, b.binary("add", idx, dim_v), idx)
-
-
-def _sizes_like(b: CoreBuilder, sizes: Sequence[Size], idx: SSAValue) -> SSAValue:
-    """Run-time `sizes` in `idx`'s element type, broadcast (right-aligned) to its shape;
-    one size becomes a scalar first, so it applies to every index."""
-    vector = b.shape_vector(sizes)
-    if len(sizes) == 1:
-        vector = b.reshape(vector, tensor(i64, []))
-    element = element_of(idx.type)
-    if element != i64:
-        vector = b.cast(vector, element)
-    return b.broadcast_to(vector, idx.type, like=idx)
 
 
 def _scalar_of(b: CoreBuilder, v: SSAValue) -> SSAValue:
@@ -417,7 +382,7 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     if axes_v is None:
         axes = b.constant(np.arange(count, dtype=np.int64))
     else:
-        axes = _normalize_indices(b, b.cast(axes_v, i64), rank)
+        axes = b.wrap_indices(b.cast(axes_v, i64), rank)
     steps = b.constant(np.ones(count, np.int64)) if steps_v is None else b.cast(steps_v, i64)
     full_dims = (
         b.constant(np.array(shape, np.int64)) if all(d >= 0 for d in shape) else b.shape_of(x)
@@ -432,7 +397,7 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     lower = b.binary("sub", b.splat(0, steps), backwards)
 
     def clamp(v: SSAValue) -> SSAValue:
-        v = _normalize_indices(b, b.cast(v, i64), dims)
+        v = b.wrap_indices(b.cast(v, i64), dims)
         return b.binary("min", b.binary("max", v, lower), upper)
 
     starts = b.binary("max", clamp(starts_v), b.splat(0, steps))
@@ -486,7 +451,7 @@ def gather(b: CoreBuilder, op: onnx.GatherOp | onnx.GatherElementsOp) -> Results
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    idx = _normalize_indices(b, op.indices, b.dims(data)[axis])
+    idx = b.wrap_indices(op.indices, b.dims(data)[axis])
     new = _GATHERS[type(op)].create(
         operands=[data, idx], result_types=[op.output.type], properties={"axis": int_attr(axis)}
     )
@@ -504,8 +469,8 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[Size]) -> SS
         if data is not None:
             return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
         if is_static(idx.type):
-            return _normalize_indices(b, idx, b.broadcast_to(b.constant(sizes), idx.type))
-    return _normalize_indices(b, idx, _sizes_like(b, dims, idx))
+            return b.wrap_indices(idx, b.broadcast_to(b.constant(sizes), idx.type))
+    return b.wrap_indices(idx, b.sizes_like(dims, idx))
 
 
 @lowers(onnx.GatherNDOp)
@@ -533,7 +498,7 @@ def scatter_elements(b: CoreBuilder, op: onnx.ScatterElementsOp) -> Results:
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    idx = _normalize_indices(b, op.indices, b.dims(data)[axis])
+    idx = b.wrap_indices(op.indices, b.dims(data)[axis])
     new = core.ScatterElementsOp.create(
         operands=[data, idx, op.updates],
         result_types=[op.output.type],
@@ -679,7 +644,7 @@ def _runtime_pad(
         raise LoweringError("Pad's run-time pads must be a 1-D tensor of 2 values per axis")
     pads = b.cast(pads_v, i64)
     if axes_v is not None:
-        axes = _normalize_indices(b, b.cast(axes_v, i64), rank)
+        axes = b.wrap_indices(b.cast(axes_v, i64), rank)
         halves = []
         for half in range(2):
             part = b.slice(pads, [half * n], [n], [1])
@@ -836,7 +801,7 @@ def one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> Results:
     if numpy_dtype(element_of(idx.type)).kind == "f":
         idx = b.unary("floor", idx)  # ONNX casts float indices toward -inf
     idx_i = b.cast(idx, i64)
-    idx_i = _normalize_indices(b, idx_i, depth)
+    idx_i = b.wrap_indices(idx_i, depth)
     dims = [d for d in range(len(out_shape)) if d != axis]
     spread = b.insert(
         core.BroadcastOp.create(

@@ -108,3 +108,32 @@ def test_top_k_with_a_dynamic_batch(level: str) -> None:
 def test_top_k_along_a_dynamic_dim_is_refused_clearly() -> None:
     with pytest.raises(RungError, match="TopK along a dynamic dim"):
         InferenceSession(_top_k(["batch", "n"]), level="core")
+
+
+def _feature_extractor() -> onnx.ModelProto:
+    f, i = TensorProto.FLOAT, TensorProto.INT64
+    graph = helper.make_graph(
+        [helper.make_node("ArrayFeatureExtractor", ["x", "picks"], ["y"], domain="ai.onnx.ml")],
+        "feature_extractor",
+        [
+            helper.make_tensor_value_info("x", f, ["batch", "features"]),
+            helper.make_tensor_value_info("picks", i, ["k"]),
+        ],
+        [helper.make_tensor_value_info("y", f, ["batch", "k"])],
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_array_feature_extractor_with_dynamic_features_and_indices(level: str) -> None:
+    """Regression: refused ("needs a static number of indices"), and negative indices
+    did not wrap when the number of features was dynamic."""
+    model = _feature_extractor()
+    session = InferenceSession(model, level=level)
+    rng = np.random.default_rng(9)
+    for batch, features, picks in [(2, 5, [0, -1, 3]), (3, 8, [-8, 7]), (1, 4, [2])]:
+        x = rng.standard_normal((batch, features)).astype(np.float32)
+        feed = {"x": x, "picks": np.array(picks, np.int64)}
+        (got,) = session.run(None, feed)
+        np.testing.assert_array_equal(got, x[:, picks])
