@@ -271,8 +271,7 @@ class CoreBuilder:
             )
         if all(d >= 0 for d in out):
             return [self.broadcast_to(v, tensor(element_of(v.type), out)) for v in values]
-        shapes = [ranked_shape(v) for v in values]
-        alone = [decides_its_dims(i, shapes, out) for i in range(len(values))]
+        alone = [decides_its_dims(i, values, out) for i in range(len(values))]
         full = next((v for v, ok in zip(values, alone, strict=True) if ok), None)
         shape = self.shape_of(full) if full is not None else self.broadcast_shape(values, out)
         return [
@@ -602,26 +601,56 @@ def _range(dtype: np.dtype) -> tuple[float, float]:
 __all__ = ["CoreBuilder"]
 
 
-def decides_its_dims(i: int, shapes: Sequence[Sequence[int]], out: Sequence[int]) -> bool:
+def decides_its_dims(i: int, values: Sequence[SSAValue], out: Sequence[int]) -> bool:
     """Whether operand `i` of an elementwise op has the result's shape for certain.
 
     Right-aligned, at every result dim: a static dim other than 1 is the result's
     (broadcasting allows nothing else), and a `?` dim is the result's when every
-    other operand has 1 or nothing there. Anything else (a missing dim, a 1 that
-    may be broadcast, two `?` dims that may differ) needs a run-time broadcast.
+    other operand has 1, nothing, or a `?` dim of the same origin there (see
+    `dim_origin`). Anything else (a missing dim, a 1 that may be broadcast, two `?`
+    dims that may differ) needs a run-time broadcast.
     """
+    shapes = [ranked_shape(v) for v in values]
     mine = shapes[i]
     if len(mine) != len(out):
         return False
     for p, d in enumerate(mine):
-        others = [
-            s[p - len(out) + len(s)]
-            for j, s in enumerate(shapes)
-            if j != i and p - len(out) + len(s) >= 0
-        ]
         if d >= 0:
             if d != out[p] and not (out[p] < 0 and d != 1):
                 return False
-        elif any(o != 1 for o in others):
-            return False
+            continue
+        origin = dim_origin(values[i], p)
+        for j, s in enumerate(shapes):
+            q = p - len(out) + len(s)
+            if j == i or q < 0 or s[q] == 1:
+                continue
+            if s[q] >= 0 or dim_origin(values[j], q) != origin:
+                return False
     return True
+
+
+_SAME_SHAPE = (core.UnaryOp, core.BinaryOp, core.CompareOp, core.SelectOp, core.CastOp)
+"""Core ops whose operands and result all have one shape, at run time too."""
+
+
+def dim_origin(value: SSAValue, axis: int) -> tuple[SSAValue, int]:
+    """The value and axis a run-time dim was first taken from.
+
+    Elementwise core ops keep their operands' shape, and a broadcast to the
+    shape of a value of the same rank takes that value's dims, so two `?` dims
+    with one origin are equal at run time without a check.
+    """
+    for _ in range(256):
+        owner = value.owner
+        if isinstance(owner, _SAME_SHAPE):
+            value = owner.operands[0]
+            continue
+        if isinstance(owner, core.BroadcastOp) and owner.shape:
+            source = owner.shape[0].owner
+            if isinstance(source, core.ShapeOfOp):
+                rank = len(ranked_shape(value))
+                if len(shape_of_type(source.input.type) or ()) == rank:
+                    value = source.input
+                    continue
+        break
+    return value, axis
