@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .spec import BATCH_SEQ, Input, ModelSpec, Output, image, mask, tokens
-from .vision import TORCH_EXPORTERS
+from .vision import both_exporters
 
 if TYPE_CHECKING:
     import torch
@@ -200,20 +200,8 @@ def _spec_pair(
     fast: tuple[str, ...] = (),
     note: str = "",
 ) -> list[ModelSpec]:
-    return [
-        ModelSpec(
-            name=f"{name}/{exporter}",
-            source="transformers",
-            exporter=exporter,
-            build=build,
-            inputs=inputs,
-            outputs=outputs,
-            sizes=sizes,
-            fast=exporter in fast,
-            note=note,
-        )
-        for exporter in TORCH_EXPORTERS
-    ]
+    """A transformers model once per torch exporter (batch and sequence sizes by default)."""
+    return both_exporters(name, "transformers", build, inputs, outputs, sizes, fast, note)
 
 
 def specs() -> list[ModelSpec]:

@@ -130,7 +130,7 @@ def timm_model(arch: str, **kwargs: object) -> Callable[[], object]:
     return build
 
 
-def _both(
+def both_exporters(
     name: str,
     source: str,
     build: Callable[[], object],
@@ -177,20 +177,20 @@ def specs() -> list[ModelSpec]:
     models: list[ModelSpec] = []
     for arch, size, fast in _CLASSIFIERS:
         kwargs: dict[str, object] = {"aux_logits": False} if arch == "googlenet" else {}
-        models += _both(
+        models += both_exporters(
             arch, "torchvision", classifier(arch, **kwargs), (image(size=size),), LOGITS, fast=fast
         )
-    models += _both(
+    models += both_exporters(
         "vit_2x64", "torchvision", small_vit, (image(size=224),), LOGITS, note="ViT-B/16 code"
     )
-    models += _both(
+    models += both_exporters(
         "swin_2x32", "torchvision", small_swin, (image(size=224),), LOGITS, note="Swin-T code"
     )
     seg_out = (Output("out", {0: "batch"}),)
     for arch in ("deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large"):
-        models += _both(arch, "torchvision", segmenter(arch), (image(size=96),), seg_out)
+        models += both_exporters(arch, "torchvision", segmenter(arch), (image(size=96),), seg_out)
     detections = tuple(Output(n, {0: "detections"}) for n in ("boxes", "scores", "labels"))
-    models += _both(
+    models += both_exporters(
         "ssdlite320_mobilenet_v3_large",
         "torchvision",
         ssdlite,
@@ -199,12 +199,16 @@ def specs() -> list[ModelSpec]:
         sizes=({},),
         note="with NMS",
     )
-    models += _both(
+    models += both_exporters(
         "mc3_18", "torchvision", classifier("mc3_18"), (image(size=32, frames=8),), LOGITS
     )
-    models += _both("mobilevit_xxs", "timm", timm_model("mobilevit_xxs"), (image(size=64),), LOGITS)
-    models += _both(
+    models += both_exporters(
+        "mobilevit_xxs", "timm", timm_model("mobilevit_xxs"), (image(size=64),), LOGITS
+    )
+    models += both_exporters(
         "mixer_s16", "timm", timm_model("mixer_s16_224", img_size=64), (image(size=64),), LOGITS
     )
-    models += _both("ghostnet_100", "timm", timm_model("ghostnet_100"), (image(size=64),), LOGITS)
+    models += both_exporters(
+        "ghostnet_100", "timm", timm_model("ghostnet_100"), (image(size=64),), LOGITS
+    )
     return models
