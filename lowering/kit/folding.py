@@ -37,32 +37,53 @@ def _constant_data(owner: Operation) -> np.ndarray | None:
         return None
 
 
-def constant_array(value: SSAValue | None, _depth: int = 0) -> np.ndarray | None:
+def constant_array(value: SSAValue | None) -> np.ndarray | None:
     """The data of `value` if it is a constant or computed from constants, else None."""
-    if value is None:
-        return None
-    owner = value.owner
-    if not isinstance(owner, Operation):
-        return None
-    if not owner.operands and "value" in owner.properties:
-        return _constant_data(owner)
-    if _depth > 64 or not owner.name.startswith("core."):
-        return None
-    if owner.regions or not all(is_static(r.type) for r in owner.results):
-        return None
-    if any(int(np.prod(shape_of_type(r.type) or ())) > FOLD_LIMIT for r in owner.results):
-        return None
-    args = [constant_array(v, _depth + 1) for v in owner.operands]
-    if any(a is None for a in args):
-        return None
-    from rung.dialects.core_eval import CoreInterpreter
+    return _Folder().array(value, 0)
 
-    try:
-        interp = CoreInterpreter(owning_module(owner))
-        outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
-    except Exception:  # noqa: BLE001  (folding is best effort: no constant, no folding)
-        return None
-    return np.asarray(outs[list(owner.results).index(value)])
+
+class _Folder:
+    """One evaluation of a constant cone, each op evaluated once.
+
+    Exporters' shape chains are DAGs that share subexpressions (the same
+    `Shape` feeds many `Gather`s); walking them as trees costs exponential
+    time on a transformer's graph.
+    """
+
+    def __init__(self) -> None:
+        self.done: dict[Operation, list[np.ndarray] | None] = {}
+
+    def array(self, value: SSAValue | None, depth: int) -> np.ndarray | None:
+        if value is None:
+            return None
+        owner = value.owner
+        if not isinstance(owner, Operation):
+            return None
+        if not owner.operands and "value" in owner.properties:
+            return _constant_data(owner)
+        if owner not in self.done:
+            self.done[owner] = self._evaluate(owner, depth)
+        outs = self.done[owner]
+        return None if outs is None else outs[list(owner.results).index(value)]
+
+    def _evaluate(self, owner: Operation, depth: int) -> list[np.ndarray] | None:
+        if depth > 64 or not owner.name.startswith("core."):
+            return None
+        if owner.regions or not all(is_static(r.type) for r in owner.results):
+            return None
+        if any(int(np.prod(shape_of_type(r.type) or ())) > FOLD_LIMIT for r in owner.results):
+            return None
+        args = [self.array(v, depth + 1) for v in owner.operands]
+        if any(a is None for a in args):
+            return None
+        from rung.dialects.core_eval import CoreInterpreter
+
+        try:
+            interp = CoreInterpreter(owning_module(owner))
+            outs = interp.eval(owner, dict(zip(owner.operands, args, strict=True)))
+        except Exception:  # noqa: BLE001  (folding is best effort: no constant, no folding)
+            return None
+        return [np.asarray(o) for o in outs]
 
 
 def constant_ints(value: SSAValue | None) -> list[int] | None:

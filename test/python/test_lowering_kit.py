@@ -129,3 +129,40 @@ def test_matmul_with_dynamic_dims(case: str, level: str) -> None:
     b = RNG.standard_normal(b_shape).astype(np.float32)
     (y,) = InferenceSession(model, level=level).run(None, {"a": a, "b": b})
     np.testing.assert_allclose(y, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_folding_evaluates_each_op_of_a_shared_constant_cone_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Shape chains are DAGs: x1 = x0 + x0, x2 = x1 + x1, ... Walked as a tree, the
+    fold of x40 would evaluate 2**40 adds; it must evaluate 40."""
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.ir import Block, Region
+
+    from rung.dialects.core_eval import CoreInterpreter
+    from rung.lowering.kit import constant_array
+
+    module = ModuleOp(Region(Block()))
+    value = core.ConstantOp.from_array(np.array([1, 2], np.int64), module)
+    module.body.block.add_op(value)
+    last = value.result
+    for _ in range(40):
+        add = core.BinaryOp.create(
+            operands=[last, last],
+            properties={"fn": StringAttr("add")},
+            result_types=[last.type],
+        )
+        module.body.block.add_op(add)
+        last = add.result
+    evaluated: list[str] = []
+    real_eval = CoreInterpreter.eval
+
+    def counting_eval(self: CoreInterpreter, op: object, env: object) -> object:
+        evaluated.append(getattr(op, "name", "?"))
+        return real_eval(self, op, env)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CoreInterpreter, "eval", counting_eval)
+    folded = constant_array(last)
+    assert folded is not None
+    np.testing.assert_array_equal(folded, np.array([1, 2], np.int64) * 2**40)
+    assert len(evaluated) == 40
