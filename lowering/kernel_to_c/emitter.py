@@ -15,7 +15,6 @@ stop code generation with a `CodegenError` naming the op.
 
 from __future__ import annotations
 
-import keyword
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,6 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from .c_names import is_reserved
 from .c_types import (
     CodegenError,
     float_literal,
@@ -45,15 +45,6 @@ from .c_types import (
     storage_type,
     sub_byte,
 )
-
-_C_WORDS = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
-    "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", "arena",
-    "inputs", "outputs", "heap", "rc", "done", "main", "errno", "NAN", "INFINITY",
-}  # fmt: skip
-"""Names a generated variable must not take: C keywords and the names of `_run`'s locals."""
 
 
 @dataclass
@@ -106,8 +97,8 @@ class Emitter:
         base = re.sub(r"\W", "_", hint or "") or default
         if base[0].isdigit():
             base = f"{default}{base}"
-        if base in _C_WORDS or keyword.iskeyword(base) or base.startswith("rung_"):
-            base = f"{base}_"
+        if is_reserved(base):
+            base = f"v{base}" if base.startswith("_") else f"{base}_"
         name = base
         while name in self.used or (hint is None and name == default):
             self.counter += 1

@@ -61,3 +61,32 @@ def test_plugin_emitter_writes_its_op() -> None:
 def test_one_emitter_per_op() -> None:
     with pytest.raises(ValueError, match="two C emitters for kernel.loop"):
         emits(kernel.LoopOp)(trace)
+
+
+@pytest.mark.parametrize("weight", ["gamma", "y0", "index", "_w", "size_t", "logf"])
+def test_value_names_of_the_c_library_do_not_clash(weight: str) -> None:
+    """Model names become C names: a weight `gamma` must not redeclare libm's `gamma`,
+    and a local `expf` must not hide the function the loop calls."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from rung.runtime import InferenceSession
+
+    w = np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Mul", ["j1", weight], ["expf"]),
+            helper.make_node("Exp", ["expf"], ["strlen"]),
+            helper.make_node("Add", ["strlen", weight], ["M_PI"]),
+        ],
+        "names",
+        [helper.make_tensor_value_info("j1", TensorProto.FLOAT, [8, 8])],
+        [helper.make_tensor_value_info("M_PI", TensorProto.FLOAT, [8, 8])],
+        initializer=[numpy_helper.from_array(w, weight)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    x = np.linspace(0, 1, 64, dtype=np.float32).reshape(8, 8)
+    (y,) = InferenceSession(model, level="kernel").run(None, {"j1": x})
+    np.testing.assert_allclose(y, np.exp(x * w) + w, rtol=1e-6, atol=1e-6)
