@@ -15,6 +15,7 @@ from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.scf import Scf
@@ -50,7 +51,7 @@ def context(allow_unregistered: bool = False) -> Context:
 
     ctx = Context(allow_unregistered=allow_unregistered)
     ctx.load_dialect(_fresh_builtin())
-    for dialect in (Func, Arith, Math, Scf, ONNX, Core, Kernel):
+    for dialect in (Func, Arith, Math, Scf, Cf, ONNX, Core, Kernel):
         ctx.load_dialect(dialect)
     for name, loader in _EXTRA_DIALECTS.items():
         if name not in ctx.registered_dialect_names:

@@ -9,7 +9,9 @@ so its ops say everything explicitly:
   style: batch, channels, spatial dims) for conv and pooling; ceil-mode and
   include-pad are resolved into pads and divisors before core;
 - an explicit accumulation type for matmul and conv (`acc`);
-- indices are already non-negative and in range where an op takes them;
+- indices are already non-negative and in range where an op takes them; a
+  value that arrives at run time and must be in range first passes through
+  `core.check`, which fails the run otherwise;
 - shapes are static where known and `?` otherwise; shape computations are
   ordinary ops on `tensor<Nxi64>` values (`core.shape_of`, slicing,
   arithmetic), and ops whose result shape depends on data take it as an
@@ -997,6 +999,38 @@ class NonZeroOp(CoreOp):
     traits = traits_def(Pure())
 
 
+# ---- run-time checks -----------------------------------------------------------------------
+
+
+@irdl_op_definition
+class CheckOp(CoreOp):
+    """`input`, unchanged, once every element of `cond` (i1) is true; else the run fails.
+
+    For a value that arrives at run time and must be in range before it is
+    used (TopK's K against the size of its axis): the checked value is the
+    result, so its users run after the check, and a check whose value nobody
+    uses goes away with it. `message` says what was wrong; the run's error
+    names the node too.
+    """
+
+    name = "core.check"
+
+    input = operand_def()
+    cond = operand_def()
+    message = prop_def(StringAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if self.result.type != self.input.type:
+            raise VerifyException(
+                f"core.check: the result type {self.result.type} is not the input's "
+                f"({self.input.type})"
+            )
+        if _element(self.cond.type) != I1:
+            raise VerifyException(f"core.check: cond must be a tensor of i1, got {self.cond.type}")
+
+
 # ---- control flow ------------------------------------------------------------------------
 
 
@@ -1335,7 +1369,7 @@ CORE_OPS: tuple[type[IRDLOperation], ...] = (
     BroadcastOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
     GatherOp, GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
     MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, ArgReduceOp, CumulativeOp,
-    SortOp, NonZeroOp,
+    SortOp, NonZeroOp, CheckOp,
     YieldOp, IfOp, LoopOp,
     ListOp, ListLengthOp, ListGetOp, ListInsertOp, ListEraseOp, ListConcatOp, ListStackOp,
     OptionalOp, OptionalHasOp, OptionalGetOp,

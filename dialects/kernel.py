@@ -31,6 +31,8 @@ Why these choices:
   scratch arena; buffers of run-time size are heap allocations instead.
 - Hot ops may stay whole as microkernel ops (`kernel.matmul`) or library
   calls (`kernel.call`), implemented in the C runtime header.
+- A run-time check is xDSL's `cf.assert`: a false condition ends the run
+  with its message.
 """
 
 from __future__ import annotations

@@ -198,7 +198,34 @@ class InferenceSession:
         if missing:
             listed = ", ".join(f"'{a.name}' ({a.type} {_shape_text(a.shape)})" for a in missing)
             raise RungError(f"missing input{'s' if len(missing) > 1 else ''} {listed}")
+        check_named_dims(self._inputs, args)
         return args
+
+
+def check_named_dims(args: Sequence[NodeArg], values: Sequence[object]) -> None:
+    """Inputs whose dims share a symbolic name (`batch`, `sequence`) must agree on its size.
+
+    The model says they are one size; a run that fed two would read past the
+    smaller input or mix rows, so it fails here with both inputs named.
+    """
+    seen: dict[str, tuple[str, int, int]] = {}
+    for arg, value in zip(args, values, strict=True):
+        if not isinstance(value, np.ndarray):
+            continue
+        for axis, dim in enumerate(arg.shape):
+            if not isinstance(dim, str) or axis >= value.ndim:
+                continue
+            size = int(value.shape[axis])
+            if dim not in seen:
+                seen[dim] = (arg.name, axis, size)
+                continue
+            first, first_axis, first_size = seen[dim]
+            if size != first_size:
+                raise RungError(
+                    f"input '{arg.name}': dimension {axis} ('{dim}') is {size}, but input "
+                    f"'{first}' has {first_size} in its dimension {first_axis} of the same "
+                    f"name '{dim}'"
+                )
 
 
 def _shape_text(shape: Sequence[int | str | None]) -> str:

@@ -3,12 +3,12 @@
 `elementwise` (constants, shapes, elementwise ops, broadcast, reshape),
 `tensor` (data movement: transpose, slice, concat, pad, gathers, scatters),
 `reduce` (reductions, arg-reductions, cumulative ops, sort, nonzero),
-`linalg` (matmul, conv, conv_transpose, pooling) and `control` (if, loop)
-register their handlers in `registry.TABLE` (by core op class);
-`CoreToKernelPass` applies them and reports what is left.
+`linalg` (matmul, conv, conv_transpose, pooling), `control` (if, loop) and
+`checks` (run-time checks) register their handlers in `registry.TABLE` (by
+core op class); `CoreToKernelPass` applies them and reports what is left.
 """
 
-from . import control, elementwise, linalg, reduce, tensor  # noqa: F401  (register handlers)
+from . import checks, control, elementwise, linalg, reduce, tensor  # noqa: F401  (register handlers)
 from .lower_pass import CoreToKernelPass
 
 __all__ = ["CoreToKernelPass"]

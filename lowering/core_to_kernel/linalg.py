@@ -106,6 +106,16 @@ def _valid_range(b: KernelBuilder, t: Dim, size: Dim, step: int, limit: Dim) -> 
     return lo, hi
 
 
+def _windows(b: KernelBuilder, span: Dim, stride: int) -> Dim:
+    """How many windows a dynamic dim holds: `floor(span / stride) + 1`, `span` being the
+    padded size less the window's extent; none when the window is the larger (span < 0)."""
+    sa = static_value(span)
+    if sa is not None:
+        return max(sa // stride + 1, 0)
+    q = span if stride == 1 else b.op1(arith.FloorDivSIOp, b.index(span), b.index(stride))
+    return b.imax(b.iadd(q, 1), 0)
+
+
 def _ints(attr: object) -> list[int]:
     return list(core.ints_of(attr))  # type: ignore[arg-type]
 
@@ -456,7 +466,7 @@ def conv(b: KernelBuilder, op: core.ConvOp) -> list[SSAValue]:
             continue
         extent = b.imul(b.isub(g.kernel[i], 1), g.dilations[i])
         span = b.isub(b.iadd(g.spatial[i], g.pad_low[i] + g.pad_high[i]), b.iadd(extent, 1))
-        out_spatial.append(b.iadd(b.idiv(span, g.strides[i]), 1))
+        out_spatial.append(_windows(b, span, g.strides[i]))
     out = b.alloc_for(op.result, [g.n, g.w_dims[0], *out_spatial])
     element = _element(op.result)
     cg = b.idiv(g.c, g.groups)
@@ -560,7 +570,7 @@ class _Pool:
                 continue
             extent = (self.window[i] - 1) * self.dilations[i] + 1
             total = b.iadd(self.spatial[i], self.pad_low[i] + self.pad_high[i])
-            self.out_spatial.append(b.iadd(b.idiv(b.isub(total, extent), self.strides[i]), 1))
+            self.out_spatial.append(_windows(b, b.isub(total, extent), self.strides[i]))
 
     def source(self, b: KernelBuilder, i: int, e: Dim, k: Dim) -> Dim:
         """The input position of output position e at window offset k, dim i."""

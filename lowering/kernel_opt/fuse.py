@@ -84,7 +84,6 @@ from .analysis import (
     is_constant,
     is_expensive,
     is_scalar_op,
-    ops_between,
     reads,
     repeats_outside_nests,
     static_bound,
@@ -286,7 +285,7 @@ def plan(p: Producer) -> list[Consumer] | None:
         return None
     for user in found:
         holder = ancestor_in(user, block)
-        if holder is None or not p.loop.is_before_in_block(holder):
+        if holder is None or holder is p.loop:
             return None
         loads.setdefault(holder, []).append(user)
     if not loads:
@@ -301,10 +300,27 @@ def plan(p: Producer) -> list[Consumer] | None:
                 return None
         if p.ops > SERIAL_OPS and _in_register_reduction(consumer.loads[0], consumer.op):
             return None
-        for op in ops_between(p.loop, consumer.op):
-            if conflicts(writes(op), p.reads):
-                return None
+    if not _safe_to_move_to(p, {c.op for c in consumers}):
+        return None
     return consumers
+
+
+def _safe_to_move_to(p: Producer, consumers: set[Operation]) -> bool:
+    """Whether every consumer comes after the producer, with no op on the way (the
+    consumers included) that may write what the producer reads.
+
+    One walk to the last consumer: a producer read by every block of a deep
+    model (a broadcast weight) would otherwise be walked to once per consumer,
+    from the start, which is quadratic in the model's size.
+    """
+    pending = set(consumers)
+    op = p.loop.next_op
+    while op is not None and pending:
+        if conflicts(writes(op), p.reads):
+            return False
+        pending.discard(op)
+        op = op.next_op
+    return not pending
 
 
 # ---- the rewrite ---------------------------------------------------------------------------------

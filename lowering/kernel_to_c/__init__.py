@@ -17,8 +17,9 @@ after each op.
 Each op is written by one emitter, registered by op class in
 `emitter.EMITTERS` and grouped by family: `scalar` (arith, math), `memory`
 (alloc, weights, views, copy, load, store, dim), `control` (kernel.loop,
-scf.if, scf.while) and `calls` (matmul and runtime calls). `c_types` spells
-types and literals; `emit.generate_c` wraps the body in the C ABI.
+scf.if, scf.while, and cf.assert, a run-time check) and `calls` (matmul and
+runtime calls). `c_types` spells types and literals; `emit.generate_c` wraps
+the body in the C ABI.
 
 A plugin that adds an op below kernel level gives it C the same way:
 

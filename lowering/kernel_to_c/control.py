@@ -1,4 +1,4 @@
-"""Emitters of structured control flow: `kernel.loop`, `scf.if` and `scf.while`.
+"""Emitters of control flow: `kernel.loop`, `scf.if`, `scf.while` and `cf.assert`.
 
 A `kernel.loop` is a `for` nest whose carried values are variables declared
 before it. The results of `scf.if` and the values an `scf.while` carries are
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xdsl.dialects import scf
+from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, SSAValue
 
@@ -101,6 +101,13 @@ def while_(e: Emitter, op: scf.WhileOp) -> None:
         e.block(after, skip_last=True)
         _assign(e, list(before.args), list(term.arguments))
     e.emit("}")
+
+
+@emits(cf.AssertOp)
+def assert_(e: Emitter, op: cf.AssertOp) -> None:
+    """A run-time check: a false condition ends the run with the message (`RUNG_FAIL`)."""
+    text = op.msg.data.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    e.emit(f'if (!{paren(e.value(op.arg))}) RUNG_FAIL("{text}");')
 
 
 # ---- mutable variables ------------------------------------------------------------------------

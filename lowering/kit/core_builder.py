@@ -196,6 +196,23 @@ class CoreBuilder:
         )
         return self.insert(op).results[0]
 
+    def count(self, x: SSAValue, axes: Sequence[int], like: SSAValue) -> SSAValue:
+        """How many elements of `x` a reduction over `axes` combines, shaped like `like`.
+
+        Means divide by it. Over static dims it is a constant; over dynamic ones
+        it is the product of their run-time sizes cast to `like`'s element type,
+        so one compiled library serves every size.
+        """
+        shape = ranked_shape(x)
+        reduced = [shape[a] for a in axes]
+        if all(d >= 0 for d in reduced):
+            return self.splat(int(np.prod(reduced, dtype=np.int64)), like)
+        mask = np.array([i in axes for i in range(len(shape))])
+        ones = np.ones(len(shape), np.int64)
+        dims = self.select(self.constant(mask), self.shape_of(x), self.constant(ones))
+        n = self.cast(self.reduce("prod", dims, [0]), element_of(like.type))
+        return self.broadcast_to(n, like.type, like)
+
     # ---- broadcasting ----------------------------------------------------------------
 
     def broadcast_in_dim(self, x: SSAValue, dims: Sequence[int], like: SSAValue) -> SSAValue:
@@ -304,13 +321,19 @@ class CoreBuilder:
                         properties={"axis": int_attr(0)},
                     )
                 ).results[0]
-            if acc is None:
-                acc = dims
-            else:
-                one = self.constant(np.ones(rank, dtype=np.int64))
-                acc = self.select(self.compare("eq", acc, one), dims, acc)
+            acc = dims if acc is None else self.broadcast_merge(acc, dims)
         assert acc is not None
         return acc
+
+    def broadcast_merge(self, acc: SSAValue, dims: SSAValue) -> SSAValue:
+        """numpy's rule on two run-time shapes of one rank: a dim of 1 yields to the other's.
+
+        Where neither is 1 they must be equal, so either will do; taking the
+        other's where `acc` is 1 keeps a 0-sized dim, where a max would not.
+        """
+        rank = ranked_shape(acc)[0]
+        one = self.constant(np.ones(rank, dtype=np.int64))
+        return self.select(self.compare("eq", acc, one), dims, acc)
 
     # ---- data movement ---------------------------------------------------------------
 
@@ -421,6 +444,17 @@ class CoreBuilder:
         )
         return self.insert(new).results[0]
 
+    def check(self, value: SSAValue, cond: SSAValue, message: str) -> SSAValue:
+        """`value`, once every element of `cond` (i1) holds at run time; else the run
+        fails with `message` and the node's name. Use the result: that orders the
+        check before whatever the value guards."""
+        new = core.CheckOp.create(
+            operands=[value, cond],
+            result_types=[value.type],
+            properties={"message": StringAttr(message)},
+        )
+        return self.insert(new).results[0]
+
     def retype(self, v: SSAValue, target: Attribute) -> SSAValue:
         """Give a computed value the op's declared type (static where either one is).
 
@@ -469,11 +503,12 @@ class CoreBuilder:
             lhs = self.reshape(lhs, tensor(element_of(lhs.type), [1, *ranked_shape(lhs)]))
         if rhs_vector:
             rhs = self.reshape(rhs, tensor(element_of(rhs.type), [*ranked_shape(rhs), 1]))
-        lhs_batch, rhs_batch = _broadcast_batches(self.dims(lhs)[:-2], self.dims(rhs)[:-2])
+        lhs_batch, rhs_batch = _broadcast_batches(lhs, rhs)
+        shared = self._run_time_batch(lhs, rhs) if None in lhs_batch else None
         rows, cols = self.dims(lhs)[-2], self.dims(rhs)[-1]
-        lhs = self._with_batch(lhs, lhs_batch)
-        rhs = self._with_batch(rhs, rhs_batch)
-        out = [*(static_size(d) for d in lhs_batch), static_size(rows), static_size(cols)]
+        lhs = self._with_batch(lhs, lhs_batch, shared)
+        rhs = self._with_batch(rhs, rhs_batch, shared)
+        out = [*(_static_or_dynamic(d) for d in lhs_batch), static_size(rows), static_size(cols)]
         mm = core.MatmulOp.create(
             operands=[lhs, rhs], result_types=[tensor(element, out)], properties={"acc": acc}
         )
@@ -487,24 +522,44 @@ class CoreBuilder:
                 kept.append(out[i] if out[i] >= 0 else DimOf(value, i))
         return self.reshape_to(value, kept)
 
-    def _with_batch(self, x: SSAValue, batch: Sequence[Size]) -> SSAValue:
-        """`x` (a stack of matrices) broadcast to the batch dims `batch`."""
+    def _with_batch(
+        self, x: SSAValue, batch: Sequence[Size | None], shared: SSAValue | None
+    ) -> SSAValue:
+        """`x` (a stack of matrices) broadcast to the batch dims `batch`.
+
+        A None in `batch` is a dim only the run time decides: then `shared`
+        holds the run-time batch shape of both operands, and `x` is broadcast
+        to it even when its type already fits (its `?` dims may be 1).
+        """
         shape = ranked_shape(x)
-        target = [*batch, *self.dims(x)[-2:]]
-        static = [static_size(s) for s in target]
-        if list(shape) == static:
+        matrix = self.dims(x)[-2:]
+        static = [*(_static_or_dynamic(s) for s in batch), *(static_size(s) for s in matrix)]
+        run_time = shared is not None and None in batch
+        if list(shape) == static and not run_time:
             return x
-        rank = len(target)
+        rank = len(static)
         dims = list(range(rank - len(shape), rank))
         operands = [x]
         if any(d < 0 for d in static):
-            operands.append(self.shape_vector(target))
+            if run_time:
+                assert shared is not None
+                operands.append(self.concat([shared, self.shape_vector(matrix)], 0))
+            else:
+                sizes = [s for s in batch if s is not None]
+                operands.append(self.shape_vector([*sizes, *matrix]))
         op = core.BroadcastOp.create(
             operands=operands,
             result_types=[tensor(element_of(x.type), static)],
             properties={"dims": core.ints(dims)},
         )
         return self.insert(op).results[0]
+
+    def _run_time_batch(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """The batch shape of a matmul's operands broadcast at run time (numpy rules)."""
+        lhs_batch, rhs_batch = self.dims(lhs)[:-2], self.dims(rhs)[:-2]
+        rank = max(len(lhs_batch), len(rhs_batch))
+        padded = [[*([1] * (rank - len(b))), *b] for b in (lhs_batch, rhs_batch)]
+        return self.broadcast_merge(self.shape_vector(padded[0]), self.shape_vector(padded[1]))
 
     # ---- quantization ------------------------------------------------------------------
 
@@ -552,29 +607,58 @@ class CoreBuilder:
         return self.cast(value, element)
 
 
-def _broadcast_batches(lhs: Sequence[Size], rhs: Sequence[Size]) -> tuple[list[Size], list[Size]]:
+def _broadcast_batches(lhs: SSAValue, rhs: SSAValue) -> tuple[list[Size | None], list[Size | None]]:
     """The batch dims each matmul operand is broadcast to (numpy rules, right-aligned).
 
-    Where both operands have a dim, each keeps its own; where one has 1 (or
-    nothing), it takes the other's, a run-time dim of the other operand included.
+    Where both operands have a dim that is equal for certain (one static size,
+    or two `?` dims of one origin, see `dim_origin`), each keeps its own; where
+    one has 1 (or nothing), it takes the other's, a run-time dim included. A `?`
+    facing a static size other than 1 must be 1 or that size, so both take the
+    static one. Two `?` dims that may differ are None for both operands: only
+    the run time can tell which one (if either) is 1.
     """
-    rank = max(len(lhs), len(rhs))
-    lhs = [*([1] * (rank - len(lhs))), *lhs]
-    rhs = [*([1] * (rank - len(rhs))), *rhs]
-    lhs_out: list[Size] = []
-    rhs_out: list[Size] = []
-    for a, b in zip(lhs, rhs, strict=True):
+    lhs_dims, rhs_dims = _batch_sizes(lhs), _batch_sizes(rhs)
+    rank = max(len(lhs_dims), len(rhs_dims))
+    lhs_dims = [*([1] * (rank - len(lhs_dims))), *lhs_dims]
+    rhs_dims = [*([1] * (rank - len(rhs_dims))), *rhs_dims]
+    lhs_out: list[Size | None] = []
+    rhs_out: list[Size | None] = []
+    for a, b in zip(lhs_dims, rhs_dims, strict=True):
         sa, sb = static_size(a), static_size(b)
-        if sa == sb:
+        if sa == sb and (sa >= 0 or _same_dim(a, b)):
             lhs_out.append(a)
             rhs_out.append(b)
         elif sa == 1 or sb == 1:
             wider = b if sa == 1 else a
             lhs_out.append(wider)
             rhs_out.append(wider)
+        elif sa < 0 and sb < 0:
+            lhs_out.append(None)
+            rhs_out.append(None)
+        elif sa < 0 or sb < 0:
+            lhs_out.append(max(sa, sb))
+            rhs_out.append(max(sa, sb))
         else:
             raise LoweringError(f"matmul batch dims {sa} and {sb} cannot be broadcast")
     return lhs_out, rhs_out
+
+
+def _batch_sizes(x: SSAValue) -> list[Size]:
+    """The batch dims of a stack of matrices: numbers where static, `DimOf` where not."""
+    shape = ranked_shape(x)
+    return [d if d >= 0 else DimOf(x, i) for i, d in enumerate(shape[:-2])]
+
+
+def _same_dim(a: Size, b: Size) -> bool:
+    """Whether two run-time dims are equal for certain: they have one origin."""
+    if not (isinstance(a, DimOf) and isinstance(b, DimOf)):
+        return False
+    return dim_origin(a.value, a.axis) == dim_origin(b.value, b.axis)
+
+
+def _static_or_dynamic(size: Size | None) -> int:
+    """A batch size as a static number; -1 where the run time decides it (None included)."""
+    return -1 if size is None else static_size(size)
 
 
 def _compute_element(*values: SSAValue) -> Attribute:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, IntegerType, StringAttr, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from rung.dialects import core
 from rung.dialects.constants import constant_value
@@ -43,6 +43,7 @@ from rung.lowering.kit import (
 )
 
 from .registry import Results, lowers
+from .rnn import BodyBuilder
 
 F32 = Float32Type()
 
@@ -328,22 +329,17 @@ def imputer(b: CoreBuilder, op: onnx.MlImputerOp) -> Results:
 
 @lowers(onnx.MlArrayFeatureExtractorOp)
 def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) -> Results:
-    """x[..., indices] with the indices flattened; a vector input gives one row.
+    """x[..., indices] with the indices flattened: x.shape[:-1] + [number of indices];
+    a vector input gives one row (as onnxruntime and the reference do).
 
     Negative indices wrap by the number of features, read at run time when it is
-    dynamic; a dynamic number of indices works for a 1-D index tensor.
+    dynamic; so is the number of indices (KNN's [N, k] neighbour ids).
     """
     x, indices = _numeric(op.X), _numeric(op.Y)
-    shape, index_shape = ranked_shape(x), ranked_shape(indices)
+    shape = ranked_shape(x)
     if not shape:
         raise LoweringError("ArrayFeatureExtractor needs at least a vector")
-    if len(index_shape) == 1:
-        flat = b.cast(indices, i64) if element_of(indices.type) != i64 else indices
-    elif all(d >= 0 for d in index_shape):
-        count = int(np.prod(index_shape, dtype=np.int64))
-        flat = b.reshape(indices, tensor(i64, [count]))
-    else:
-        raise LoweringError("ArrayFeatureExtractor needs 1-D indices or a static number of them")
+    flat = _flatten(b, b.cast(indices, i64) if element_of(indices.type) != i64 else indices)
     known = constant_array(flat)
     features = shape[-1]
     if known is not None and features >= 0:
@@ -354,6 +350,17 @@ def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) 
     if len(shape) == 1:
         picked = b.reshape_to(picked, [1, *b.dims(picked)])
     return [_fit(b, picked, _numeric(op.Z).type)]
+
+
+def _flatten(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """`x` as a vector; its length is computed at run time when a dim is dynamic."""
+    shape = ranked_shape(x)
+    if len(shape) == 1:
+        return x
+    if all(d >= 0 for d in shape):
+        return b.reshape(x, tensor(element_of(x.type), [int(np.prod(shape, dtype=np.int64))]))
+    size = b.reshape(b.reduce("prod", b.shape_of(x), [0]), tensor(i64, [1]))
+    return b.reshape(x, tensor(element_of(x.type), [-1]), size)
 
 
 @lowers(onnx.MlOneHotEncoderOp)
@@ -925,3 +932,222 @@ def svm_regressor(b: CoreBuilder, op: onnx.MlSVMRegressorOp) -> Results:
         positive = b.compare("gt", score, b.splat(0, score))
         score = b.select(positive, b.splat(1, score), b.splat(-1, score))
     return [_fit(b, score, _numeric(op.Y).type)]
+
+
+@lowers(onnx.MlSVMClassifierOp)
+def svm_classifier(b: CoreBuilder, op: onnx.MlSVMClassifierOp) -> Results:
+    """The label and scores of a support vector classifier, in float32, as onnxruntime
+    computes them.
+
+    With support vectors (libsvm's one-vs-one form) each pair of classes i < j
+    gets a score `s = Σ coefficients·kernel + rho`, a vote for i when s > 0 and
+    for j otherwise; the label is the class with the most votes (the first on a
+    tie). The scores are the pairwise ones, or, with prob_a and prob_b, the
+    class probabilities of libsvm's pairwise coupling. Without support vectors
+    (liblinear's form) the scores are `x · coefficientsᵀ + rho[0]` per class.
+    """
+    if op.attr("classlabels_strings"):
+        raise LoweringError(
+            "SVMClassifier with string class labels: string tensors have no core lowering"
+        )
+    labels = _ints(op, "classlabels_ints")
+    if not labels:
+        raise LoweringError("SVMClassifier needs classlabels_ints")
+    x = _rows(b, b.cast(_numeric(op.X), F32))
+    svm = _Svm(
+        labels=labels,
+        coefficients=np.array(_floats(op, "coefficients"), np.float32),
+        rho=np.array(_floats(op, "rho"), np.float32),
+        prob_a=np.array(_floats(op, "prob_a"), np.float32),
+        prob_b=np.array(_floats(op, "prob_b"), np.float32),
+        transform=str(op.attr("post_transform")),
+    )
+    if not svm.coefficients.size or not svm.rho.size:
+        raise LoweringError("SVMClassifier needs coefficients and rho")
+    if svm.prob_a.size != svm.prob_b.size:
+        raise LoweringError("prob_a and prob_b differ in length")
+    per_class = _ints(op, "vectors_per_class")
+    if sum(per_class) > 0:
+        vectors = np.array(_floats(op, "support_vectors"), np.float32)
+        kind, params = str(op.attr("kernel_type")), _floats(op, "kernel_params")
+        label, scores = _one_vs_one(b, x, svm, per_class, vectors, kind, params)
+    else:
+        label, scores = _liblinear(b, x, svm)
+    return [_fit(b, label, _numeric(op.Y).type), _fit(b, scores, _numeric(op.Z).type)]
+
+
+@dataclass
+class _Svm:
+    """What both forms of SVMClassifier share."""
+
+    labels: list[int]
+    coefficients: np.ndarray
+    rho: np.ndarray
+    prob_a: np.ndarray
+    prob_b: np.ndarray
+    transform: str
+
+    def label_of(self, b: CoreBuilder, best: SSAValue) -> SSAValue:
+        return b.gather(b.constant(np.array(self.labels, np.int64)), best, 0)
+
+
+def _liblinear(b: CoreBuilder, x: SSAValue, svm: _Svm) -> tuple[SSAValue, SSAValue]:
+    """Per-class scores and the best class; with two classes and no probabilities
+    onnxruntime picks the second class by the best score's value instead
+    (>= 0.5 if all coefficients are non-negative, else > 0)."""
+    classes, features = len(svm.labels), ranked_shape(x)[1]
+    width = svm.coefficients.size // classes
+    if svm.coefficients.size % classes or (features >= 0 and width != features):
+        raise LoweringError(
+            f"{svm.coefficients.size} coefficients for {classes} classes of {features} features"
+        )
+    bias = np.full(classes, svm.rho[0], np.float32) if svm.rho[0] else None
+    scores = _linear(b, x, svm.coefficients.reshape(classes, width), bias)
+    label = svm.label_of(b, _arg_max(b, scores, 1))
+    if classes == 2 and not svm.prob_a.size:
+        top = b.reduce("max", scores, [1])
+        if (svm.coefficients >= 0).all():
+            second = b.compare("ge", top, b.splat(0.5, top))
+        else:
+            second = b.compare("gt", top, b.splat(0, top))
+        label = b.select(second, _full(b, svm.labels[1], i64, label), label)
+    return label, _post_transform(b, scores, svm.transform)
+
+
+def _one_vs_one(
+    b: CoreBuilder,
+    x: SSAValue,
+    svm: _Svm,
+    per_class: list[int],
+    vectors: np.ndarray,
+    kind: str,
+    params: list[float],
+) -> tuple[SSAValue, SSAValue]:
+    """libsvm's pairwise classifiers: all pair scores are one matmul of the kernel values.
+
+    Pair (i, j) weighs class i's support vectors by coefficient row j - 1 and
+    class j's by row i. Without probabilities, two classes give the scores
+    [-s, s] (post_transform NONE), [1 - p, p] with p = sigmoid(s) (LOGISTIC) or
+    [1 - s, s] (SOFTMAX, SOFTMAX_ZERO), as onnxruntime does.
+    """
+    classes, count, features = len(svm.labels), sum(per_class), ranked_shape(x)[1]
+    pairs = [(i, j) for i in range(classes) for j in range(i + 1, classes)]
+    width = vectors.size // count
+    if classes < 2 or len(per_class) != classes:
+        raise LoweringError(f"vectors_per_class has {len(per_class)} entries for {classes} classes")
+    if vectors.size % count or (features >= 0 and width != features):
+        raise LoweringError(f"{vectors.size} support vector values for {count} vectors")
+    if svm.coefficients.size != (classes - 1) * count or svm.rho.size < len(pairs):
+        raise LoweringError(
+            f"{svm.coefficients.size} coefficients and {svm.rho.size} rho for {classes} classes "
+            f"and {count} support vectors"
+        )
+    kernel = _svm_kernel(b, x, vectors.reshape(count, width), kind, params)
+    start = np.cumsum([0, *per_class])
+    coefficients = svm.coefficients.reshape(classes - 1, count)
+    weights = np.zeros((len(pairs), count), np.float32)
+    votes_for = np.zeros((classes, len(pairs)), np.float32)  # +1 for i when s > 0, else j
+    for p, (i, j) in enumerate(pairs):
+        weights[p, start[i] : start[i + 1]] = coefficients[j - 1, start[i] : start[i + 1]]
+        weights[p, start[j] : start[j + 1]] = coefficients[i, start[j] : start[j + 1]]
+        votes_for[i, p], votes_for[j, p] = 1, -1
+    scores = _linear(b, kernel, weights, svm.rho[: len(pairs)])
+    positive = b.cast(b.compare("gt", scores, b.splat(0, scores)), F32)
+    # A class's votes: the pairs it wins as i, plus those (i, c) it would win as j, c of them.
+    votes = _linear(b, positive, votes_for, np.arange(classes, dtype=np.float32))
+    label = svm.label_of(b, _arg_max(b, votes, 1))
+    if svm.prob_a.size:
+        if svm.prob_a.size != len(pairs):
+            raise LoweringError(f"{svm.prob_a.size} prob_a values for {len(pairs)} class pairs")
+        probabilities = _pairwise_coupling(b, _pair_probabilities(b, scores, svm, pairs), classes)
+        return label, _post_transform(b, probabilities, svm.transform)
+    if classes > 2:
+        return label, _post_transform(b, scores, svm.transform)
+    if svm.transform == "PROBIT":
+        raise LoweringError("a binary SVMClassifier with PROBIT: onnxruntime leaves a score unset")
+    if svm.transform == "NONE":
+        return label, b.concat([b.unary("neg", scores), scores], 1)
+    if svm.transform == "LOGISTIC":
+        scores = b.unary("sigmoid", scores)
+    return label, b.concat([b.binary("sub", b.splat(1, scores), scores), scores], 1)
+
+
+def _pair_probabilities(
+    b: CoreBuilder, scores: SSAValue, svm: _Svm, pairs: list[tuple[int, int]]
+) -> SSAValue:
+    """r[n, i, j]: the probability that class i beats j, `1 - σ(s·A + B)` clamped to
+    [1e-7, 1 - 1e-7], and 1 - that for r[n, j, i]; the diagonal is 0."""
+    a = _along_last(b, svm.prob_a, scores, "prob_a")
+    z = b.binary("add", b.binary("mul", scores, a), _along_last(b, svm.prob_b, scores, "prob_b"))
+    p = b.binary("sub", b.splat(1, z), b.unary("sigmoid", z))
+    p = b.binary("min", b.binary("max", p, b.splat(1e-7, p)), b.splat(1 - 1e-7, p))
+    table = b.concat([p, b.binary("sub", b.splat(1, p), p)], 1)  # [N, 2P]
+    classes = pairs[-1][1] + 1
+    where = np.zeros((classes, classes), np.int64)
+    for k, (i, j) in enumerate(pairs):
+        where[i, j], where[j, i] = k, len(pairs) + k
+    r = b.gather(table, b.constant(where), 1)
+    eye = _expand_like(b, b.constant(np.eye(classes, dtype=bool)), [1, 2], r)
+    return b.select(eye, b.splat(0, r), r)
+
+
+def _pairwise_coupling(b: CoreBuilder, r: SSAValue, classes: int) -> SSAValue:
+    """Class probabilities from pairwise ones (libsvm's multiclass_probability, in float32).
+
+    Q[i, i] = Σ_j r[j, i]², Q[i, j] = -r[j, i]·r[i, j]; starting from p = 1/k,
+    Gauss-Seidel sweeps update p until max_i |(Qp)_i - pᵀQp| < 0.005/k, at most
+    100 times. Rows stop on their own: a converged row is carried unchanged
+    while the loop runs on for the others.
+    """
+    rt = b.transpose(r, [0, 2, 1])
+    diagonal = b.reduce("sum", b.binary("mul", rt, rt), [2])  # [N, k]
+    eye = _expand_like(b, b.constant(np.eye(classes, dtype=bool)), [1, 2], r)
+    off = b.unary("neg", b.binary("mul", rt, r))
+    q = b.select(eye, _expand_like(b, diagonal, [0, 1], r), off)
+    start = b.splat(np.float32(1) / np.float32(classes), diagonal)
+    scalar_i64, scalar_i1 = tensor(i64, []), tensor(IntegerType(1), [])
+    block = Block(arg_types=[scalar_i64, scalar_i1, start.type])
+    body = BodyBuilder(b, block)
+    p0 = block.args[2]
+    p, done = _coupling_sweep(body, q, diagonal, p0, classes)
+    p = body.select(_expand_like(body, done, [0], p0), p0, p)
+    finished = body.reduce("and", done, [0])
+    go_on = body.unary("not", finished)
+    body.insert(core.YieldOp.create(operands=[go_on, p]))
+    loop = core.LoopOp.create(
+        operands=[b.constant(np.array(100, np.int64)), b.constant(np.array(True)), start],
+        result_types=[start.type],
+        regions=[Region(block)],
+    )
+    return b.insert(loop).results[0]
+
+
+def _coupling_sweep(
+    b: CoreBuilder, q: SSAValue, diagonal: SSAValue, p: SSAValue, classes: int
+) -> tuple[SSAValue, SSAValue]:
+    """One iteration of multiclass_probability for every row: the swept p, and whether
+    the row had converged before it (then p must stay as it was)."""
+
+    def column(v: SSAValue, k: int) -> SSAValue:
+        return b.gather(v, b.constant(np.array(k, np.int64)), 1)
+
+    def spread(v: SSAValue) -> SSAValue:
+        return _expand_like(b, v, [0], p)
+
+    qp = b.reduce("sum", b.binary("mul", q, _expand_like(b, p, [0, 2], q)), [2])
+    pqp = b.reduce("sum", b.binary("mul", p, qp), [1])
+    error = b.reduce("max", b.unary("abs", b.binary("sub", qp, spread(pqp))), [1])
+    done = b.compare("lt", error, b.splat(np.float32(0.005) / np.float32(classes), error))
+    for t in range(classes):
+        qp_t, q_tt = column(qp, t), column(diagonal, t)
+        diff = b.binary("div", b.binary("sub", pqp, qp_t), q_tt)
+        at_t = _expand_like(b, b.constant(np.arange(classes) == t), [1], p)
+        p = b.select(at_t, b.binary("add", p, spread(diff)), p)
+        grow = b.binary("add", b.splat(1, diff), diff)
+        twice = b.binary("mul", b.splat(2, qp_t), qp_t)
+        step = b.binary("mul", diff, b.binary("add", b.binary("mul", diff, q_tt), twice))
+        pqp = b.binary("div", b.binary("div", b.binary("add", pqp, step), grow), grow)
+        row = b.gather(q, b.constant(np.array(t, np.int64)), 1)  # Q[t, :]
+        qp = b.binary("div", b.binary("add", qp, b.binary("mul", spread(diff), row)), spread(grow))
+        p = b.binary("div", p, spread(grow))
+    return p, done

@@ -4,11 +4,13 @@ Core has no implicit broadcasting, no auto_pad and no ceil_mode, so every
 such convenience of ONNX is resolved here into explicit numbers from the
 static shapes: batch dims are broadcast before `core.matmul` (by
 `CoreBuilder.matmul`), `auto_pad` and `ceil_mode` become `pad_low`/`pad_high`,
-averages become a sum pool divided by a count computed at compile time.
+averages become a sum pool divided by a count computed at compile time
+(or, over `?` spatial dims, at run time as a sum pool of ones).
 Normalizations and softmax are compositions of reduce, broadcast and
 elementwise ops (fusion recovers the speed later). Dynamic dims are carried
-along where only the batch is dynamic; where a dynamic dim would decide a
-number that core needs statically, the handler raises `LoweringError` naming it.
+along (conv and pooling outputs are sized at run time from `?` spatial dims);
+where a dynamic dim would decide a number that core needs statically (a pad),
+the handler raises `LoweringError` naming it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
     CoreBuilder,
+    DimOf,
     LoweringError,
     Size,
     acc_type,
@@ -34,6 +37,7 @@ from rung.lowering.kit import (
     int_attr,
     normalize_axis,
     ranked_shape,
+    static_size,
     tensor,
 )
 
@@ -60,14 +64,9 @@ def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> S
 
 
 def _mean_keep(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
-    shape = ranked_shape(x)
-    count = 1
-    for a in axes:
-        if shape[a] < 0:
-            raise LoweringError(f"a mean over dynamic dim {a} is not supported")
-        count *= shape[a]
+    """The mean over `axes`, broadcast back over them (a dynamic count is read at run time)."""
     total = _reduce_keep(b, "sum", x, axes)
-    return b.binary("div", total, b.splat(count, total))
+    return b.binary("div", total, b.count(x, axes, total))
 
 
 def _channel(b: CoreBuilder, v: SSAValue, x: SSAValue, axis: int = 1) -> SSAValue:
@@ -104,13 +103,16 @@ def _pool(
 
 
 def _spatial(x: SSAValue, what: str) -> list[int]:
+    """The spatial dims of an `NC…` input, -1 where only the run time knows them.
+
+    core.conv and core.pool take their pads and windows as numbers but size
+    their results from the input at run time, so a `?` spatial dim only
+    leaves a `?` in the result wherever the pads do not depend on it.
+    """
     shape = ranked_shape(x)
     if len(shape) < 3:
         raise LoweringError(f"{what} needs an input of rank >= 3, got {len(shape)}")
-    spatial = list(shape[2:])
-    if any(d < 0 for d in spatial):
-        raise LoweringError(f"{what} with dynamic spatial dims {spatial} is not supported")
-    return spatial
+    return list(shape[2:])
 
 
 def _auto_pads(
@@ -130,8 +132,13 @@ def _auto_pads(
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         low, high = [], []
         for d, k, s, dil in zip(spatial, kernel, strides, dilations, strict=True):
-            out = -(-d // s)
-            total = max(0, (out - 1) * s + (k - 1) * dil + 1 - d)
+            if d < 0 and s != 1:
+                raise LoweringError(
+                    f"auto_pad {auto_pad} with stride {s} along a dynamic spatial dim "
+                    "(the pads would depend on its size)"
+                )
+            out = d if d < 0 else -(-d // s)
+            total = (k - 1) * dil if d < 0 else max(0, (out - 1) * s + (k - 1) * dil + 1 - d)
             small = total // 2
             if auto_pad == "SAME_UPPER":
                 low.append(small)
@@ -144,6 +151,9 @@ def _auto_pads(
 
 
 def _conv_out(d: int, k: int, s: int, dil: int, lo: int, hi: int) -> int:
+    """An output spatial size of a conv; -1 (computed at run time) for a dynamic input dim."""
+    if d < 0:
+        return -1
     return (d + lo + hi - dil * (k - 1) - 1) // s + 1
 
 
@@ -261,21 +271,28 @@ def conv_integer(b: CoreBuilder, op: onnx.ConvIntegerOp) -> Results:
 
 
 def _transpose_pads(
-    op: onnx.ConvTransposeOp, full: Sequence[int], spatial: Sequence[int], strides: Sequence[int]
+    op: onnx.ConvTransposeOp, full: Sequence[int], tails: Sequence[int], strides: Sequence[int]
 ) -> tuple[list[int], list[int]]:
-    """ConvTranspose's (pad_low, pad_high): from `pads`, or from `output_shape`/auto_pad."""
+    """ConvTranspose's (pad_low, pad_high): from `pads`, or from `output_shape`/auto_pad.
+
+    `full` is the unpadded output size `stride * (D - 1) + tail`, -1 along a
+    dynamic input dim. auto_pad SAME aims at `D * stride`, a total pad of
+    `tail - stride` whatever D is; a fixed `output_shape` needs D itself.
+    """
     n = len(full)
     output_shape = op.attr("output_shape")
     auto_pad = str(op.attr("auto_pad"))
     pads_attr = op.attr("pads")
     if pads_attr is None and (output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER")):
         if output_shape is not None:
+            if any(f < 0 for f in full):
+                raise LoweringError("ConvTranspose's output_shape with dynamic spatial dims")
             target = [int(v) for v in output_shape][-n:]  # type: ignore[union-attr]
+            totals = [f - t for f, t in zip(full, target, strict=True)]
         else:
-            target = [d * s for d, s in zip(spatial, strides, strict=True)]
+            totals = [tail - s for tail, s in zip(tails, strides, strict=True)]
         low, high = [], []
-        for f, t in zip(full, target, strict=True):
-            total = f - t
+        for total in totals:
             if auto_pad == "SAME_UPPER":
                 low.append(total // 2)
                 high.append(total - total // 2)
@@ -299,12 +316,15 @@ def conv_transpose(b: CoreBuilder, op: onnx.ConvTransposeOp) -> Results:
     strides = ints_attr(op, "strides", [1] * n)
     dilations = ints_attr(op, "dilations", [1] * n)
     out_pad = ints_attr(op, "output_padding", [0] * n)
-    full = [
-        s * (d - 1) + op_ + (k - 1) * dil + 1
-        for d, k, s, dil, op_ in zip(spatial, kernel, strides, dilations, out_pad, strict=True)
+    tails = [
+        op_ + (k - 1) * dil + 1 for k, dil, op_ in zip(kernel, dilations, out_pad, strict=True)
     ]
-    low, high = _transpose_pads(op, full, spatial, strides)
-    out = [f - lo - hi for f, lo, hi in zip(full, low, high, strict=True)]
+    full = [
+        s * (d - 1) + tail if d >= 0 else -1
+        for d, s, tail in zip(spatial, strides, tails, strict=True)
+    ]
+    low, high = _transpose_pads(op, full, tails, strides)
+    out = [f - lo - hi if f >= 0 else -1 for f, lo, hi in zip(full, low, high, strict=True)]
     groups = _int(op, "group")
     element = element_of(op.Y.type)
     result = tensor(element, [ranked_shape(x)[0], ranked_shape(w)[1] * groups, *out])
@@ -355,6 +375,11 @@ class _PoolGeometry:
             d, k, s, dil = self.spatial[i], self.kernel[i], self.strides[i], self.dilations[i]
             lo, hi = self.low[i], self.high[i]
             extent = (k - 1) * dil + 1
+            if d < 0:
+                self.out.append(-1)
+                if ceil_mode and s > 1:
+                    self.high[i] = hi + _ceil_pad(o.name, hi, s, extent)
+                continue
             span = d + lo + hi - extent
             size = (-(-span // s) if ceil_mode else span // s) + 1
             if ceil_mode and (size - 1) * s >= d + lo:
@@ -368,6 +393,52 @@ class _PoolGeometry:
         return _pool(
             b, kind, x, self.kernel, self.strides, self.dilations, self.low, self.high, self.out
         )
+
+    def average(self, b: CoreBuilder, total: SSAValue, x: SSAValue, include_pad: bool) -> SSAValue:
+        """`total` (a sum pool of `x`) divided by the number of counted elements per window."""
+        if all(d >= 0 for d in self.spatial):
+            return _divide_by_counts(b, total, self.counts(include_pad))
+        if self._uniform(include_pad):
+            return b.binary("div", total, b.splat(float(np.prod(self.kernel)), total))
+        return b.binary(
+            "div",
+            total,
+            b.broadcast_to(self._run_time_counts(b, x, include_pad), total.type, total),
+        )
+
+    def _uniform(self, include_pad: bool) -> bool:
+        """Whether every window lies inside what it counts, whatever the dynamic sizes are."""
+        if include_pad:
+            return self.high == self.explicit_high
+        return not any(self.low) and not any(self.high)
+
+    def _run_time_counts(self, b: CoreBuilder, x: SSAValue, include_pad: bool) -> SSAValue:
+        """Elements per window [1, 1, E…], as a sum pool of ones over what is counted.
+
+        That is the input, or the input with its explicit pads (then only the
+        ceil_mode extension is padding); its dynamic sizes are read at run time.
+        """
+        grow = [
+            lo + hi if include_pad else 0
+            for lo, hi in zip(self.low, self.explicit_high, strict=True)
+        ]
+        sizes: list[Size] = [1, 1]
+        for i, d in enumerate(self.spatial):
+            sizes.append(DimOf(x, 2 + i) if d < 0 else d + grow[i])
+        shape = b.shape_vector(sizes)
+        dynamic_grow = [g if d < 0 else 0 for g, d in zip(grow, self.spatial, strict=True)]
+        if any(dynamic_grow):
+            shape = b.binary("add", shape, b.constant(np.array([0, 0, *dynamic_grow], np.int64)))
+        element = element_of(x.type)
+        ones_type = tensor(element, [static_size(s) for s in sizes])
+        ones = b.broadcast_to(b.scalar(1, element), ones_type, shape=shape)
+        n = len(self.spatial)
+        if include_pad:
+            low = [0] * n
+            high = [h - e for h, e in zip(self.high, self.explicit_high, strict=True)]
+        else:
+            low, high = self.low, self.high
+        return _pool(b, "sum", ones, self.kernel, self.strides, self.dilations, low, high, self.out)
 
     def counts(self, include_pad: bool) -> np.ndarray:
         """Elements per window: separable, so the product of 1-D counts (computed statically)."""
@@ -387,6 +458,21 @@ class _PoolGeometry:
             )
             result = np.multiply.outer(result, per)
         return result
+
+
+def _ceil_pad(what: str, hi: int, stride: int, extent: int) -> int:
+    """The extra high pad that makes a floor-mode pool size ceil-mode along a dynamic dim.
+
+    `stride - 1` more rounds the division up; ONNX then drops a last window
+    that would start in the high pad, which happens for some sizes unless
+    `hi + stride <= extent` (the rounding can never reach past `hi`).
+    """
+    if hi + stride > extent:
+        raise LoweringError(
+            f"{what} with ceil_mode along a dynamic spatial dim whose last window may start "
+            f"in the padding (pad {hi}, stride {stride}, window extent {extent})"
+        )
+    return stride - 1
 
 
 def _divide_by_counts(b: CoreBuilder, total: SSAValue, counts: np.ndarray) -> SSAValue:
@@ -409,7 +495,7 @@ def average_pool(b: CoreBuilder, op: onnx.AveragePoolOp) -> Results:
     """Sum pool divided by the number of counted elements of each window."""
     geometry = _PoolGeometry(op, op.X)
     total = geometry.pool(b, "sum", op.X)
-    return [_divide_by_counts(b, total, geometry.counts(bool(op.attr("count_include_pad"))))]
+    return [geometry.average(b, total, op.X, bool(op.attr("count_include_pad")))]
 
 
 @lowers(onnx.LpPoolOp)
@@ -438,9 +524,14 @@ def _lp_root(b: CoreBuilder, x: SSAValue, p: int) -> SSAValue:
 
 
 def _global(b: CoreBuilder, kind: str, x: SSAValue) -> SSAValue:
+    """A pool whose window is the whole input; over dynamic spatial dims (a window
+    core.pool cannot take) a reduction, reshaped back to [N, C, 1…]."""
     spatial = _spatial(x, "global pooling")
     n = len(spatial)
-    return _pool(b, kind, x, spatial, [1] * n, [1] * n, [0] * n, [0] * n, [1] * n)
+    if all(d >= 0 for d in spatial):
+        return _pool(b, kind, x, spatial, [1] * n, [1] * n, [0] * n, [0] * n, [1] * n)
+    reduced = b.reduce(kind, x, list(range(2, 2 + n)))
+    return b.reshape_to(reduced, [*b.dims(x)[:2], *[1] * n])
 
 
 @lowers(onnx.GlobalMaxPoolOp)
@@ -451,7 +542,7 @@ def global_max_pool(b: CoreBuilder, op: onnx.GlobalMaxPoolOp) -> Results:
 @lowers(onnx.GlobalAveragePoolOp)
 def global_average_pool(b: CoreBuilder, op: onnx.GlobalAveragePoolOp) -> Results:
     total = _global(b, "sum", op.X)
-    return [b.binary("div", total, b.splat(float(np.prod(ranked_shape(op.X)[2:])), total))]
+    return [b.binary("div", total, b.count(op.X, list(range(2, len(ranked_shape(op.X)))), total))]
 
 
 @lowers(onnx.GlobalLpPoolOp)
@@ -509,13 +600,10 @@ def _batch_norm_training(b: CoreBuilder, op: onnx.BatchNormalizationOp) -> Resul
     y = b.binary("add", b.binary("mul", normed, _channel(b, op.scale, x)), _channel(b, op.B, x))
     momentum = _float(op, "momentum")
     cur_mean = b.reduce("sum", batch_mean, axes)  # each entry repeated `count` times
-    count = float(np.prod([shape[a] for a in axes]))
-    if count < 0 or any(shape[a] < 0 for a in axes):
-        raise LoweringError("training-mode BatchNormalization with dynamic dims")
-    cur_mean = b.binary("div", cur_mean, b.splat(count, cur_mean))
+    cur_mean = b.binary("div", cur_mean, b.count(x, axes, cur_mean))
     centered = b.binary("sub", x, batch_mean)
     cur_var = b.reduce("sum", b.binary("mul", centered, centered), axes)
-    cur_var = b.binary("div", cur_var, b.splat(count, cur_var))
+    cur_var = b.binary("div", cur_var, b.count(x, axes, cur_var))
 
     def running(old: SSAValue, new: SSAValue) -> SSAValue:
         return b.binary(

@@ -3,7 +3,8 @@
 `core.reduce` drops the reduced axes, so `keepdims=1` is a reshape back to
 the ONNX result type. The composite reductions (mean, L1, L2, log-sum,
 log-sum-exp, sum of squares) are elementwise ops around a core sum/max.
-`axes` and `K` must be constants: they decide the result's rank and shape.
+`axes` must be a constant, or follow from the static types: they decide the
+result's rank. TopK's K may arrive at run time (checked against its axis).
 
 Empty-set reductions (a reduced dim of size 0) are resolved here, because
 numpy (the core spec) has no identity for max/min: the result is then a
@@ -30,6 +31,7 @@ from rung.lowering.kit import (
     int_attr,
     is_static,
     normalize_axis,
+    ranked_shape,
     shape_of_type,
     tensor,
 )
@@ -209,19 +211,6 @@ def _expand(b: CoreBuilder, reduced: SSAValue, x: SSAValue, axes: Sequence[int])
     return b.broadcast_in_dim(reduced, kept, x)
 
 
-def _count(b: CoreBuilder, x: SSAValue, axes: Sequence[int], like: SSAValue) -> SSAValue:
-    """How many elements each output of the reduction combines, shaped like `like`."""
-    shape = shape_of_type(x.type) or ()
-    element = element_of(like.type)
-    reduced_dims = [shape[a] for a in axes]
-    if all(d >= 0 for d in reduced_dims):
-        return b.splat(int(np.prod(reduced_dims, dtype=np.int64)), like)
-    mask = np.array([i in axes for i in range(len(shape))])
-    dims = b.select(b.constant(mask), b.shape_of(x), b.constant(np.ones(len(shape), np.int64)))
-    n = b.cast(b.reduce("prod", dims, [0]), element)
-    return b.broadcast_to(n, like.type, like)
-
-
 def _empty_identity(x: SSAValue, axes: Sequence[int]) -> bool:
     shape = shape_of_type(x.type) or ()
     return any(shape[a] == 0 for a in axes)
@@ -291,7 +280,7 @@ def _reduce_one(b: CoreBuilder, op: Reduction, x: SSAValue, axes: list[int]) -> 
         source = b.binary("mul", x, x)
     reduced = b.reduce(_FN[type(op)], source, axes)
     if isinstance(op, onnx.ReduceMeanOp):
-        reduced = b.binary("div", reduced, _count(b, x, axes, reduced))
+        reduced = b.binary("div", reduced, b.count(x, axes, reduced))
     elif isinstance(op, onnx.ReduceL2Op):
         reduced = b.unary("sqrt", reduced)
     elif isinstance(op, onnx.ReduceLogSumOp):
@@ -383,25 +372,33 @@ def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
     """A stable sort (ties keep the lower index first, as ONNX asks) and a slice of K.
 
     `sorted=0` lets ONNX return any order; the sorted order is one of them.
+    K may be a run-time value and the axis a dynamic dim (exporters take
+    `min(300, n)` boxes of `n` found): the run then checks K against the
+    axis (and against the size the outputs declare, if they do), and fails
+    with an error naming the node rather than read past the sorted values.
     """
     x = op.X
     shape = shape_of_type(x.type)
     if shape is None:
         raise LoweringError("TopK needs a ranked input")
-    axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    if shape[axis] < 0:
-        raise LoweringError("TopK along a dynamic dim (K would need a run-time range check)")
-    k = constant_ints(op.K)
-    if k is None:
-        # K known only at run time: the static result type says how many.
-        out = shape_of_type(op.Values.type)
-        if out is None or len(out) != len(shape) or out[axis] < 0:
-            raise LoweringError("TopK needs K as a constant or a static result shape")
-        k = [out[axis]]
-    if len(k) != 1:
+    rank = len(shape)
+    axis = normalize_axis(int(op.attr("axis")), rank)  # type: ignore[arg-type]
+    constant_k = constant_ints(op.K)
+    if constant_k is not None and len(constant_k) != 1:
         raise LoweringError("TopK's K must hold one value")
-    if not 0 <= k[0] <= shape[axis]:
-        raise LoweringError(f"K={k[0]} is out of range for a dim of size {shape[axis]}")
+    out = shape_of_type(op.Values.type)
+    declared = out[axis] if out is not None and len(out) == rank else -1
+    k = constant_k[0] if constant_k is not None else declared  # -1: only the run knows
+    if k >= 0 and shape[axis] >= 0 and not 0 <= k <= shape[axis]:
+        raise LoweringError(f"K={k} is out of range for a dim of size {shape[axis]}")
+    k_value = None if constant_k is not None else _run_time_k(b, op.K)
+    if k_value is not None and k >= 0:
+        matches = b.compare("eq", k_value, b.constant(np.array([k], np.int64)))
+        message = f"TopK: K differs from {k}, the size its outputs declare along axis {axis}"
+        if shape[axis] >= 0:
+            x = b.check(x, matches, message)  # the slice below is static: guard the sort
+        else:
+            k_value = b.check(k_value, matches, message)
     sort = core.SortOp.create(
         operands=[x],
         result_types=[x.type, tensor(i64, shape)],
@@ -411,5 +408,56 @@ def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
         },
     )
     b.insert(sort)
-    sizes = [k[0] if i == axis else -1 for i in range(len(shape))]  # -1: the whole dim
-    return [b.slice(value, [0] * len(shape), sizes) for value in sort.results]
+    if k >= 0 and shape[axis] >= 0:
+        sizes = [k if i == axis else -1 for i in range(rank)]  # -1: the whole dim
+        return [b.slice(value, [0] * rank, sizes) for value in sort.results]
+    if k_value is None:
+        k_value = b.constant(np.array([k], np.int64))
+    sizes = _sizes_with(b, x, _checked_k(b, k_value, x, axis), axis)
+    return [_leading(b, value, sizes, axis, k) for value in sort.results]
+
+
+def _run_time_k(b: CoreBuilder, k: SSAValue) -> SSAValue:
+    """TopK's K input as a 1-element i64 tensor."""
+    shape = shape_of_type(k.type)
+    if shape is None or int(np.prod(shape)) != 1:
+        raise LoweringError(f"TopK's K must hold one value, got {k.type}")
+    if element_of(k.type) != i64:
+        k = b.cast(k, i64)
+    return b.reshape(k, tensor(i64, [1]))
+
+
+def _checked_k(b: CoreBuilder, k: SSAValue, x: SSAValue, axis: int) -> SSAValue:
+    """`k` once the run has checked 0 <= K <= the size of `axis` of `x`."""
+    size = b.shape_vector([b.dims(x)[axis]])
+    fits = b.binary(
+        "and",
+        b.compare("ge", k, b.constant(np.array([0], np.int64))),
+        b.compare("le", k, size),
+    )
+    return b.check(k, fits, f"TopK: K is negative or larger than the size of axis {axis}")
+
+
+def _sizes_with(b: CoreBuilder, x: SSAValue, k: SSAValue, axis: int) -> SSAValue:
+    """The run-time shape of `x` with `k` (a 1-element i64 tensor) along `axis`."""
+    rank = len(ranked_shape(x))
+    on_axis = b.constant(np.array([i == axis for i in range(rank)]))
+    return b.select(on_axis, b.broadcast_to(k, tensor(i64, [rank])), b.shape_of(x))
+
+
+def _leading(b: CoreBuilder, x: SSAValue, sizes: SSAValue, axis: int, static_k: int) -> SSAValue:
+    """The first `sizes[axis]` entries of `x` along `axis` (the whole of the other dims);
+    the result's dim there is `static_k`, or `?` when that is -1."""
+    shape = ranked_shape(x)
+    rank = len(shape)
+    result = tensor(element_of(x.type), [static_k if i == axis else d for i, d in enumerate(shape)])
+    new = core.SliceOp.create(
+        operands=[
+            x,
+            b.constant(np.zeros(rank, np.int64)),
+            sizes,
+            b.constant(np.ones(rank, np.int64)),
+        ],
+        result_types=[result],
+    )
+    return b.insert(new).results[0]

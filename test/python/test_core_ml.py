@@ -3,7 +3,7 @@
 Each case is a one-node model built with onnx.helper at an ai.onnx.ml opset
 onnxruntime runs; rung upgrades it on import and lowers it to core. Where the
 two runtimes disagree (see `lowering/onnx_to_core/ml.py`) the case is checked
-against onnxruntime only.
+against onnxruntime only. A few classifier cases also run compiled (level kernel).
 """
 
 from __future__ import annotations
@@ -160,6 +160,28 @@ CASES = {
         [("x", I64, [5]), ("i", I64, [1, 2])],
         [("y", I64, [1, 2])],
         {"x": np.arange(5, dtype=np.int64) * 10, "i": np.array([[4, 1]], np.int64)},
+    ),
+    # Indices of any rank, with a run-time number of them (KNN's [N, k] neighbour ids).
+    "array_feature_extractor_dynamic_indices": Case(
+        "ArrayFeatureExtractor",
+        {},
+        [("x", F, ["N", 4]), ("i", I64, ["K", 2])],
+        [("y", F, ["N", "M"])],
+        {"x": X34, "i": np.array([[3, 0], [1, 1], [2, 3]], np.int64)},
+    ),
+    "array_feature_extractor_vector_dynamic_indices": Case(
+        "ArrayFeatureExtractor",
+        {},
+        [("x", I64, [5]), ("i", I64, ["N", "K"])],
+        [("y", I64, [1, "M"])],
+        {"x": np.arange(5, dtype=np.int64) * 10, "i": np.array([[4, 1, 0], [2, 2, 3]], np.int64)},
+    ),
+    "array_feature_extractor_3d_indices": Case(
+        "ArrayFeatureExtractor",
+        {},
+        [("x", F, [2, 3, 4]), ("i", I64, [2, 1, "K"])],
+        [("y", F, [2, 3, "M"])],
+        {"x": _rows(2, 3, 4), "i": np.array([[[0, 3]], [[2, 1]]], np.int64)},
     ),
     "one_hot_encoder": Case(
         "OneHotEncoder",
@@ -645,3 +667,249 @@ def test_upgraded_tree_ensemble_regressor_matches_onnxruntime(aggregate: str) ->
         {"x": x},
     )
     check(case, rtol=1e-5, atol=1e-5)
+
+
+# ---- tree ensemble classifiers (ai.onnx.ml 3, upgraded to TreeEnsemble) -----------------------
+
+
+def classifier_attrs(
+    forest: Forest,
+    labels: Sequence[int],
+    votes: str,
+    post: str = "NONE",
+    base: Sequence[float] | None = None,
+    positive: bool = False,
+    seed: int = 0,
+) -> dict[str, object]:
+    """`forest`'s trees in TreeEnsembleClassifier's encoding, the leaves voting as
+    exporters make them: "all" (every leaf for every class, like random forests),
+    "per_tree:k" (tree t for class t % k, like gradient boosting) or "class:c"
+    (every leaf for class c only)."""
+    rng = np.random.default_rng(seed)
+    legacy = forest.legacy_attrs()
+    attrs = {k: v for k, v in legacy.items() if k.startswith("nodes_")}
+    kind, _, arg = votes.partition(":")
+    tree_ids, node_ids, class_ids, weights = [], [], [], []
+    for tree, node in zip(legacy["target_treeids"], legacy["target_nodeids"], strict=True):
+        if kind == "all":
+            chosen = list(range(len(labels)))
+        elif kind == "per_tree":
+            chosen = [int(tree) % int(arg)]
+        else:
+            chosen = [int(arg)]
+        for c in chosen:
+            # Positive weights are probabilities spread over the trees, as in random forests.
+            w = rng.uniform(0, 1 / len(forest.roots)) if positive else rng.standard_normal()
+            tree_ids.append(tree)
+            node_ids.append(node)
+            class_ids.append(c)
+            weights.append(float(np.round(w, 3)))
+    attrs |= {
+        "class_treeids": tree_ids,
+        "class_nodeids": node_ids,
+        "class_ids": class_ids,
+        "class_weights": weights,
+        "classlabels_int64s": list(labels),
+        "post_transform": post,
+    }
+    if base is not None:
+        attrs["base_values"] = list(base)
+    return attrs
+
+
+def classifier_case(attrs: dict[str, object], ml_opset: int = 3) -> Case:
+    classes = len(attrs["classlabels_int64s"])  # type: ignore[arg-type]
+    rows = np.random.default_rng(1).standard_normal((16, 4))  # not RNG: cases stay put
+    x = np.round(rows * 1.5, 1).astype(np.float32)
+    return Case(
+        "TreeEnsembleClassifier",
+        attrs,
+        [("x", F, ["N", 4])],
+        [("label", I64, ["N"]), ("scores", F, ["N", classes])],
+        {"x": x},
+        ml_opset=ml_opset,
+        reference=False,  # the reference guesses at the two-class forms and the base values
+    )
+
+
+def _forest(seed: int) -> Forest:
+    return Forest.random(seed, trees=4, features=4, targets=1, modes=range(6))
+
+
+TREE_CLASSIFIERS = {
+    "forest_multi": classifier_case(classifier_attrs(_forest(21), [5, 6, 7], "all")),
+    "boosting_multi_softmax": classifier_case(
+        classifier_attrs(
+            _forest(22), [0, 1, 2], "per_tree:3", post="SOFTMAX", base=[0.25, -0.125, 0.0]
+        )
+    ),
+    # Class 3 has no votes: onnxruntime's label skips it, its score is 0.
+    "unvoted_class_logistic": classifier_case(
+        classifier_attrs(_forest(23), [1, 2, 3, 4], "per_tree:3", post="LOGISTIC")
+    ),
+    "binary_forest": classifier_case(
+        classifier_attrs(_forest(24), [3, 7], "class:0", positive=True)
+    ),
+    "binary_forest_class_1": classifier_case(
+        classifier_attrs(_forest(25), [3, 7], "class:1", positive=True)
+    ),
+    "binary_boosting_logistic": classifier_case(
+        classifier_attrs(_forest(26), [3, 7], "class:0", post="LOGISTIC", base=[0.25])
+    ),
+    "binary_mixed": classifier_case(classifier_attrs(_forest(27), [3, 7], "class:0")),
+    "binary_two_base_values": classifier_case(
+        classifier_attrs(_forest(28), [3, 7], "class:0", post="SOFTMAX", base=[0.5, -0.5])
+    ),
+    # Votes for both classes: onnxruntime's label is the raw 1 or 0, not a class label.
+    "two_classes_raw_label": classifier_case(classifier_attrs(_forest(29), [3, 7], "all")),
+    "two_classes_two_base_values": classifier_case(
+        classifier_attrs(_forest(30), [3, 7], "all", base=[0.5, 0.25])
+    ),
+    "version_1": classifier_case(classifier_attrs(_forest(31), [5, 6, 7], "all"), ml_opset=1),
+}
+
+
+@pytest.mark.parametrize("name", list(TREE_CLASSIFIERS))
+def test_tree_ensemble_classifier_matches_onnxruntime(name: str) -> None:
+    """Every case's labels vary and, where onnxruntime returns class labels, hit both
+    ends of the label list: the forms above are really exercised."""
+    case = TREE_CLASSIFIERS[name]
+    label = run_ort(case.model(), case.feed)[0]
+    assert len(set(label.tolist())) > 1
+    check(case, rtol=1e-5, atol=1e-5)
+
+
+# ---- support vector classifiers -----------------------------------------------------------
+
+
+def svc_case(
+    per_class: Sequence[int],
+    kernel: str = "RBF",
+    post: str = "NONE",
+    proba: bool = False,
+    labels: Sequence[int] | None = None,
+    seed: int = 0,
+) -> Case:
+    """libsvm's one-vs-one form (support vectors per class), as skl2onnx exports SVC."""
+    rng = np.random.default_rng(seed)
+    classes, count = len(per_class), sum(per_class)
+    pairs = classes * (classes - 1) // 2
+    vectors = rng.standard_normal((count, 4))
+    # A vector of class c weighs for c in its pairs with later classes (rows c and up),
+    # against c in those with earlier ones, as libsvm's dual coefficients do.
+    owner = np.repeat(np.arange(classes), per_class)
+    sign = np.where(np.arange(classes - 1)[:, None] >= owner[None, :], 1.0, -1.0)
+    attrs: dict[str, object] = {
+        "kernel_type": kernel,
+        "kernel_params": [0.3, 0.5, 3.0],
+        "vectors_per_class": list(per_class),
+        "support_vectors": list(vectors.reshape(-1)),
+        "coefficients": list((sign * rng.uniform(0.2, 1, sign.shape)).reshape(-1)),
+        "rho": list(rng.uniform(-0.1, 0.1, pairs)),
+        "classlabels_ints": list(labels or range(10, 10 + classes)),
+        "post_transform": post,
+    }
+    if proba:
+        attrs["prob_a"] = list(rng.uniform(-3, -1, pairs))
+        attrs["prob_b"] = list(rng.uniform(-0.2, 0.2, pairs))
+    scores = classes if proba or classes == 2 else pairs
+    return Case(
+        "SVMClassifier",
+        attrs,
+        [("x", F, ["N", 4])],
+        [("label", I64, ["N"]), ("scores", F, ["N", scores])],
+        {
+            "x": (
+                vectors[rng.integers(count, size=12)] + 0.5 * rng.standard_normal((12, 4))
+            ).astype(np.float32)
+        },
+        reference=False,  # the reference's binary and probability forms differ from onnxruntime
+    )
+
+
+def linear_svc_case(
+    classes: int, post: str = "NONE", positive: bool = False, proba: bool = False
+) -> Case:
+    """liblinear's form: no support vectors, one row of coefficients per class."""
+    rng = np.random.default_rng(classes)
+    coefficients = (
+        rng.uniform(0, 0.3, classes * 4) if positive else rng.standard_normal(classes * 4)
+    )
+    attrs: dict[str, object] = {
+        "coefficients": list(coefficients),
+        "rho": [0.125 if positive else -0.75],  # makes both scores <= 0 in some rows
+        "kernel_params": [0.0, 0.0, 0.0],  # onnxruntime wants them even here
+        "classlabels_ints": list(range(3, 3 + classes)),
+        "post_transform": post,
+    }
+    if proba:
+        attrs["prob_a"], attrs["prob_b"] = [-1.5], [0.1]
+    x = rng.standard_normal((12, 4)).astype(np.float32)
+    x = np.abs(x) if positive else x
+    return Case(
+        "SVMClassifier",
+        attrs,
+        [("x", F, ["N", 4])],
+        [("label", I64, ["N"]), ("scores", F, ["N", classes])],
+        {"x": x},
+        reference=False,
+    )
+
+
+SVM_CLASSIFIERS = {
+    **{
+        f"ovo_{kernel.lower()}": svc_case([2, 3, 2], kernel, seed=i)
+        for i, kernel in enumerate(("LINEAR", "POLY", "RBF", "SIGMOID"))
+    },
+    **{
+        f"ovo_{post.lower()}": svc_case([3, 2, 2, 2], post=post) for post in ("LOGISTIC", "SOFTMAX")
+    },
+    "ovo_softmax_zero": svc_case([2, 2, 3], post="SOFTMAX_ZERO", seed=5),
+    "ovo_probabilities": svc_case([3, 2, 3], proba=True, seed=6),
+    "ovo_probabilities_four_classes": svc_case([2, 3, 2, 2], "POLY", proba=True, seed=7),
+    "ovo_probabilities_probit": svc_case([2, 3, 2], post="PROBIT", proba=True, seed=8),
+    "binary": svc_case([3, 4], seed=9),
+    "binary_logistic": svc_case([3, 4], post="LOGISTIC", seed=10),
+    "binary_softmax": svc_case([4, 3], post="SOFTMAX", seed=12),
+    "binary_probabilities": svc_case([3, 4], "SIGMOID", proba=True, seed=11),
+    "linear_multi_softmax": linear_svc_case(3, "SOFTMAX"),
+    "linear_binary": linear_svc_case(2),
+    "linear_binary_positive": linear_svc_case(2, positive=True),
+    "linear_binary_logistic": linear_svc_case(2, "LOGISTIC"),
+    "linear_binary_probabilities": linear_svc_case(2, "LOGISTIC", proba=True),
+}
+
+
+@pytest.mark.parametrize("name", list(SVM_CLASSIFIERS))
+def test_svm_classifier_matches_onnxruntime(name: str) -> None:
+    case = SVM_CLASSIFIERS[name]
+    assert len(set(run_ort(case.model(), case.feed)[0].tolist())) > 1  # labels vary
+    check(case, rtol=1e-4, atol=1e-5)
+
+
+KERNEL_CASES = {
+    "array_feature_extractor_vector_dynamic_indices": CASES[
+        "array_feature_extractor_vector_dynamic_indices"
+    ],
+    "array_feature_extractor_dynamic_indices": CASES["array_feature_extractor_dynamic_indices"],
+    "svm_probabilities": SVM_CLASSIFIERS["ovo_probabilities_four_classes"],
+    "svm_binary_logistic": SVM_CLASSIFIERS["binary_logistic"],
+    "svm_linear": SVM_CLASSIFIERS["linear_binary_positive"],
+    "trees_multi": TREE_CLASSIFIERS["boosting_multi_softmax"],
+    "trees_binary": TREE_CLASSIFIERS["binary_boosting_logistic"],
+}
+
+
+@pytest.mark.parametrize("name", list(KERNEL_CASES))
+def test_ml_classifiers_at_kernel_level(name: str) -> None:
+    """The same models compiled to C (the loop of the probability coupling, run-time
+    index counts) against onnxruntime, at two batch sizes from one session."""
+    case = KERNEL_CASES[name]
+    model = case.model()
+    session = InferenceSession(model, level="kernel")
+    first_rows = {k: v[:1] if v.ndim > 1 else v for k, v in case.feed.items()}
+    for feed in (case.feed, first_rows):
+        got = session.run(None, feed)
+        for g, w in zip(got, run_ort(model, feed), strict=True):
+            assert g.dtype == w.dtype and g.shape == w.shape, (g.shape, w.shape)
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)

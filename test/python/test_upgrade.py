@@ -1272,8 +1272,10 @@ def test_scan_8_sequence_lens_refused() -> None:
         upgrade_model(m)
 
 
-def test_removed_ml_op_without_rule() -> None:
-    """TreeEnsembleClassifier is gone from ai.onnx.ml 5 and no rule rewrites it: refuse, don't guess."""
+def test_removed_ml_op_without_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An op gone from ai.onnx.ml 5 that no rule rewrites is refused, not guessed at
+    (TreeEnsembleClassifier, with its rule taken away)."""
+    monkeypatch.delitem(RULES, ("ai.onnx.ml", "TreeEnsembleClassifier", 3))
     node = oh.make_node(
         "TreeEnsembleClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml", name="trees",
         nodes_treeids=[0], nodes_nodeids=[0], nodes_modes=["LEAF"], nodes_featureids=[0],
@@ -1526,9 +1528,7 @@ def test_every_transition_is_reviewed() -> None:
         for op, versions in compatible.items():
             assert set(versions) <= set(ops[op].versions), (op, versions)
     assert not both
-    # The one known gap: TreeEnsembleClassifier, removed in ai.onnx.ml 5, has no rewrite
-    # to TreeEnsemble yet, so upgrading it raises (see test_removed_ml_op_without_rule).
-    assert missing == [("ai.onnx.ml", "TreeEnsembleClassifier", 3)]
+    assert missing == []
 
 
 def test_compatible_transitions_keep_the_signature() -> None:
