@@ -330,10 +330,20 @@ class CoreBuilder:
 
         Where neither is 1 they must be equal, so either will do; taking the
         other's where `acc` is 1 keeps a 0-sized dim, where a max would not.
+        Sizes that break the rule fail the run (`check`).
         """
         rank = ranked_shape(acc)[0]
         one = self.constant(np.ones(rank, dtype=np.int64))
-        return self.select(self.compare("eq", acc, one), dims, acc)
+        acc_is_one = self.compare("eq", acc, one)
+        merged = self.select(acc_is_one, dims, acc)
+        # Sizes that are neither 1 nor equal would make the kernels read past the
+        # smaller operand: the run fails instead, naming the node.
+        fits = self.binary(
+            "or",
+            self.binary("or", acc_is_one, self.compare("eq", dims, one)),
+            self.compare("eq", acc, dims),
+        )
+        return self.check(merged, fits, "operand shapes cannot be broadcast together")
 
     # ---- data movement ---------------------------------------------------------------
 

@@ -98,3 +98,29 @@ def test_operands_with_only_dynamic_dims_broadcast_at_run_time(level: str) -> No
         mask = rng.standard_normal(mask_shape).astype(np.float32)
         (got,) = session.run(None, {"scores": scores, "mask": mask})
         np.testing.assert_allclose(got, scores + mask, rtol=1e-6)
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+@pytest.mark.parametrize("op", ["Add", "MatMul"])
+def test_run_time_sizes_that_cannot_broadcast_fail_the_run(level: str, op: str) -> None:
+    """Two `?` dims of 3 and 4 break numpy's rule: the run must fail naming the node,
+    not read past the smaller operand and return garbage."""
+    from rung.errors import RungError
+
+    a_shape, b_shape = (["n", 2, 2], ["m", 2, 2])
+    graph = helper.make_graph(
+        [helper.make_node(op, ["a", "b"], ["y"], name="the_node")],
+        "g",
+        [
+            helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["r", 2, 2])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    session = InferenceSession(model, level=level)
+    a = np.ones((3, 2, 2), np.float32)
+    ok = session.run(None, {"a": a, "b": np.ones((1, 2, 2), np.float32)})[0]
+    assert ok.shape == (3, 2, 2)
+    with pytest.raises(RungError, match="the_node.*cannot be broadcast"):
+        session.run(None, {"a": a, "b": np.ones((4, 2, 2), np.float32)})
