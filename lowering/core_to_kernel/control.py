@@ -19,10 +19,23 @@ allocated before the loop (`kernel.subview` + `kernel.copy`) and yields
 those buffers viewed with the final trip count as first dim; a scan output
 nobody reads is not filled at all.
 
-Scan buffers are allocated before the loop, so they need a bound and a row
-shape known there: a loop ended only by its condition (a constant trip count
-above `MAX_STATIC_TRIPS`, as ONNX's absent M becomes) with scan outputs, and
-scan outputs of run-time shape, are refused.
+Scan buffers are allocated before the loop, so they need a bound and row
+sizes known there. A loop ended only by its condition (a constant trip count
+above `MAX_STATIC_TRIPS`, as ONNX's absent M becomes) with scan outputs is
+refused. A row of run-time shape (the batch of a Scan's state) is sized
+before the loop by recomputing its dims there, from loop-invariant values
+and the initial carried buffers (`_RowSizer`):
+
+    %n = kernel.dim %x[0] : memref<?x8xf32>
+    %rows = kernel.alloc(%n) : memref<200x?xf32>
+    ... scf.while (..., %state = %x) ...
+
+A carried dim is taken from the initial value when the body provably yields
+the same dim, or, failing a proof, when the body's types say the carried
+value keeps its shape; then a `cf.assert` in the loop checks each row, so
+that a shape that changes anyway fails the run rather than writing past the
+buffer. Rows whose size depends on the iteration (the trip count, a value
+computed in the body) are refused.
 
 Buffer types flowing around a loop may differ in static vs `?` dims (a value
 that grows each iteration); the carried buffers then take the most general
@@ -34,15 +47,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith, cf, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, MemRefType, i1, i64
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from rung.dialects import core, kernel
 
-from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of
+from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of, static_value
 from .constants import constant_array
-from .lower_pass import lower_region_block
+from .lower_pass import describe, lower_region_block
 from .registry import lowers
 
 MAX_STATIC_TRIPS = 2**24
@@ -227,22 +240,27 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
         new_carried.append(_cast(ab, v, t))
 
     # Scan buffers (allocated before the loop, once the rows' types are known): one row
-    # per iteration, at most max_trips rows.
-    scan_bufs = []
-    allocs = b.nested(Block())
+    # per iteration, at most max_trips rows. Run-time row sizes are recomputed before
+    # the loop from what they depend on there.
+    pre = b.nested(Block())
+    per_iteration = {trip_buf: "the iteration number", cond_arg_buf: "the condition"}
+    sizer = _RowSizer(pre, loop_op, inits, new_carried, body, per_iteration)
+    scan_bufs: list[tuple[SSAValue, list[Dim]]] = []
     trip_index = ab.to_index(trip) if any(live) else None
     for result, out, v, used in zip(scan_results, scan_yields, yielded[1 + n :], live, strict=True):
         if not used:
             continue
-        row = _row_shape(memref_of(result.type), memref_of(out.type), _memref(v))
-        buf = allocs.alloc(_memref(v).element_type, [cap, *row])
+        row = sizer.row(memref_of(result.type), memref_of(out.type), v)
+        buf = pre.alloc(_memref(v).element_type, [cap, *row])
         if result.name_hint:
             buf.name_hint = f"{result.name_hint}_rows"
-        scan_bufs.append(buf)
+        scan_bufs.append((buf, row))
+        if sizer.needs_check:
+            _check_row(ab, v, row, describe(op, module))
         ab.copy(v, ab.insert(kernel.SubviewOp(buf, [trip_index])).results[0])
-    for alloc in list(allocs.block.ops):
-        alloc.detach()
-        b.block.insert_op_before(alloc, loop_op)
+    for pre_op in list(pre.block.ops):
+        pre_op.detach()
+        b.block.insert_op_before(pre_op, loop_op)
     next_trip = ab.op1(arith.AddiOp, trip, ab.const(1, i64))
     ab.insert(scf.YieldOp(next_trip, new_cond, *new_carried))
 
@@ -257,13 +275,17 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
             zeros = [b.index(0) for d in t.get_shape() if d < 0]
             results.append(b.insert(kernel.AllocOp(t, zeros)).results[0])
             continue
-        buf = next(bufs)
+        buf, row = next(bufs)
         if all(d >= 0 for d in t.get_shape()):
             results.append(_cast(b, buf, t))
             continue
+        rows = t.get_shape()[0]
+        if rows >= 0:  # the type fixes the number of rows
+            results.append(buf if _memref(buf) == t else _view_as(b, buf, t, [rows, *row]))
+            continue
         if trips is None:
             trips = b.to_index(final_trip)
-        results.append(_view_as(b, buf, t, [trips, *_memref(buf).get_shape()[1:]]))
+        results.append(_view_as(b, buf, t, [trips, *row]))
     return results
 
 
@@ -284,24 +306,171 @@ def _capacity(b: KernelBuilder, max_trips: int | None, max_value: SSAValue) -> D
     return max(max_trips, 0)
 
 
-def _row_shape(result: MemRefType, out: MemRefType, value: MemRefType) -> list[int]:
-    """The static shape of one scan row, from every type that describes it."""
-    shapes = [result.get_shape()[1:], out.get_shape(), value.get_shape()]
-    if len({len(s) for s in shapes}) != 1:
-        raise KernelLoweringError(
-            f"a scan output of type {out} does not fit the stacked result {result}"
-        )
-    row = []
-    for dims in zip(*shapes, strict=True):
-        known = {d for d in dims if d >= 0}
-        if len(known) > 1:
+class _Varies(Exception):
+    """A run-time row size that cannot be computed before the loop; the message says why."""
+
+
+_Origin = int | SSAValue | tuple[SSAValue, int]
+"""Where a size comes from: a number, an index value, or a dim of a buffer made elsewhere."""
+
+
+def _dim_origin(buf: SSAValue, i: int) -> _Origin:
+    """Dim `i` of a buffer, traced back through views, subviews and allocations."""
+    while True:
+        shape = _memref(buf).get_shape()
+        if shape[i] >= 0:
+            return shape[i]
+        owner = buf.owner
+        if isinstance(owner, kernel.ViewOp | kernel.AllocOp):
+            return _value_origin(owner.dynamic_sizes[sum(1 for d in shape[:i] if d < 0)])
+        if not isinstance(owner, kernel.SubviewOp):
+            return (buf, i)
+        buf, i = owner.source, i + len(owner.indices)
+
+
+def _value_origin(v: SSAValue) -> _Origin:
+    """An index value, traced back to the dim it reads if it is a `kernel.dim`."""
+    s = static_value(v)
+    if s is not None:
+        return s
+    if isinstance(v.owner, kernel.DimOp):
+        return _dim_origin(v.owner.buffer, v.owner.dim.value.data)
+    return v
+
+
+class _RowSizer:
+    """Sizes of the scan rows, computed before the loop from what they depend on there.
+
+    A run-time row size is rebuilt before the loop when it depends only on
+    values defined outside the loop, index arithmetic and dims of carried
+    buffers. A carried dim is read from the initial value: it is known to stay
+    the same when the body yields a buffer with that very dim; otherwise the
+    body's types must say the carried value keeps its shape, and the rows are
+    checked at run time (`needs_check`), so that a shape that changes anyway
+    fails the run instead of writing past the stacked buffer.
+    """
+
+    def __init__(
+        self,
+        pre: KernelBuilder,
+        loop: scf.WhileOp,
+        inits: Sequence[SSAValue],
+        carried_out: Sequence[SSAValue],
+        body: Block,
+        per_iteration: dict[SSAValue, str],
+    ) -> None:
+        self.pre = pre  # appends to the ops moved before the loop
+        self.loop = loop
+        self.inits = inits
+        self.carried_out = carried_out  # the buffers the body yields for the carried values
+        self.after = loop.after_region.block
+        self.body = body
+        assert body.last_op is not None
+        self.yield_types = [v.type for v in body.last_op.operands]
+        self.per_iteration = per_iteration  # the buffers holding the trip count and condition
+        # Body values recomputed before the loop, each with whether it rests on a checked dim.
+        self.hoisted: dict[SSAValue, tuple[SSAValue, bool]] = {}
+        self.needs_check = False
+
+    def row(self, result: MemRefType, out: MemRefType, value: SSAValue) -> list[Dim]:
+        """The sizes of one row: static where any type says so, else computed before the loop."""
+        self.needs_check = False
+        shapes = [result.get_shape()[1:], out.get_shape(), _memref(value).get_shape()]
+        if len({len(s) for s in shapes}) != 1:
             raise KernelLoweringError(
                 f"a scan output of type {out} does not fit the stacked result {result}"
             )
-        if not known:
-            raise KernelLoweringError(
-                f"a scan output of type {out} has a run-time shape, which is not known before "
-                "the loop (the stacked buffer is allocated before it)"
+        row: list[Dim] = []
+        for i, dims in enumerate(zip(*shapes, strict=True)):
+            known = {d for d in dims if d >= 0}
+            if len(known) > 1:
+                raise KernelLoweringError(
+                    f"a scan output of type {out} does not fit the stacked result {result}"
+                )
+            if known:
+                row.append(known.pop())
+                continue
+            try:
+                row.append(self._size(_dim_origin(value, i)))
+            except _Varies as why:
+                raise KernelLoweringError(
+                    f"a scan output of type {out} has a run-time shape that {why}, so its "
+                    "stacked buffer cannot be allocated before the loop"
+                ) from None
+        return row
+
+    def _size(self, origin: _Origin) -> Dim:
+        if isinstance(origin, int):
+            return origin
+        if isinstance(origin, tuple):
+            return self._dim(*origin)
+        return self._value(origin)
+
+    def _dim(self, buf: SSAValue, i: int) -> Dim:
+        if not self.loop.is_ancestor(buf.owner):
+            return self.pre.dims(buf)[i]
+        carried = list(self.after.args[2:])
+        if buf not in carried:
+            raise _Varies(f"depends on a buffer made inside the loop (by {_maker(buf)})")
+        k = carried.index(buf)
+        if _dim_origin(self.carried_out[k], i) != (buf, i):
+            before, after = self.body.args[2 + k].type, self.yield_types[1 + k]
+            if before != after:
+                raise _Varies(
+                    f"depends on loop-carried value #{k}, whose shape changes through the "
+                    f"loop ({before} -> {after})"
+                )
+            self.needs_check = True
+        return self._size(_dim_origin(self.inits[k], i))
+
+    def _value(self, v: SSAValue) -> Dim:
+        if not self.loop.is_ancestor(v.owner):
+            return v
+        if v in self.hoisted:
+            value, checked = self.hoisted[v]
+            self.needs_check |= checked
+            return value
+        if isinstance(v, BlockArgument):
+            if v.block is self.after and v.index < 2:
+                raise _Varies(f"depends on {('the iteration number', 'the condition')[v.index]}")
+            raise _Varies("depends on a loop index inside the loop body")
+        owner = v.owner
+        assert isinstance(owner, Operation)
+        if isinstance(owner, kernel.DimOp):
+            return self._size(_dim_origin(owner.buffer, owner.dim.value.data))
+        if isinstance(owner, kernel.LoadOp):
+            if _root(owner.buffer) in self.per_iteration:
+                raise _Varies(f"depends on {self.per_iteration[_root(owner.buffer)]}")
+            raise _Varies("is read from a buffer inside the loop")
+        if not owner.name.startswith("arith.") or owner.regions:
+            raise _Varies(f"is computed inside the loop (by '{owner.name}')")
+        outer, self.needs_check = self.needs_check, False
+        operands = {x: self.pre.index(self._size(_value_origin(x))) for x in owner.operands}
+        clone = self.pre.insert(owner.clone(value_mapper=operands))
+        for old, new in zip(owner.results, clone.results, strict=True):
+            self.hoisted[old] = (new, self.needs_check)
+        self.needs_check |= outer
+        return self.hoisted[v][0]
+
+
+def _maker(buf: SSAValue) -> str:
+    owner = buf.owner
+    return f"'{owner.name}'" if isinstance(owner, Operation) else "a block argument"
+
+
+def _check_row(b: KernelBuilder, v: SSAValue, row: Sequence[Dim], what: str) -> None:
+    """Fail the run if this iteration's row is not the size its stacked buffer was made for."""
+    ok: SSAValue | None = None
+    for d, size in zip(b.dims(v), row, strict=True):
+        if static_value(d) is not None and static_value(d) == static_value(size):
+            continue
+        same = b.icmp("eq", d, size)
+        ok = same if ok is None else b.op1(arith.AndIOp, ok, same)
+    if ok is not None:
+        b.insert(
+            cf.AssertOp(
+                ok,
+                f"{what}: a scan output changed shape between iterations (its stacked "
+                "buffer is sized before the loop)",
             )
-        row.append(known.pop())
-    return row
+        )

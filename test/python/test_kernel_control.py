@@ -19,6 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.utils.exceptions import VerifyException
 
 from rung.dialects import context, kernel, parse_module
+from rung.errors import EvaluationError
 from rung.runtime import InferenceSession
 from rung.runtime.levels import UnsupportedOpError
 
@@ -333,7 +334,8 @@ def test_loop_bounded_only_by_its_condition_with_scans_is_refused() -> None:
         InferenceSession(model, level="kernel")
 
 
-def test_loop_scan_of_run_time_shape_is_refused() -> None:
+def abs_scan_loop() -> onnx.ModelProto:
+    """x ← -x for M trips, scanning |x|: rows of the run-time size of x."""
     body = helper.make_graph(
         [
             helper.make_node("Neg", ["x_in"], ["x_out"]),
@@ -345,13 +347,21 @@ def test_loop_scan_of_run_time_shape_is_refused() -> None:
         [vi("cond_out", B, []), vi("x_out", F, ["n"]), vi("scan", F, ["n"])],
     )
     node = helper.make_node("Loop", ["M", "", "x"], ["x_final", "scans"], body=body)
-    model = make(
+    return make(
         [node],
         [vi("M", I64, []), vi("x", F, ["n"])],
         [vi("x_final", F, ["n"]), vi("scans", F, ["k", "n"])],
     )
-    with pytest.raises(UnsupportedOpError, match="run-time shape, which is not known before"):
-        InferenceSession(model, level="kernel")
+
+
+def test_loop_scan_of_run_time_shape() -> None:
+    """Rows as long as the carried x: sized before the loop from x's initial size."""
+    session = InferenceSession(abs_scan_loop(), level="kernel")
+    for trips, n in ((3, 4), (1, 1), (5, 7), (0, 2)):
+        x = RNG.standard_normal(n).astype(np.float32)
+        final, scans = session.run(None, {"M": np.array(trips, dtype=np.int64), "x": x})
+        np.testing.assert_array_equal(final, x * (-1) ** trips)
+        np.testing.assert_array_equal(scans, np.tile(np.abs(x), (trips, 1)))
 
 
 # ---- Scan -------------------------------------------------------------------------------------
@@ -385,6 +395,145 @@ def test_scan_running_sum(reverse: bool) -> None:
         "x": RNG.standard_normal((4, 2)).astype(np.float32),
     }
     run_all(model, feed)
+
+
+# ---- Scan rows of run-time shape -------------------------------------------------------------
+
+
+def run_sizes(model: onnx.ModelProto, feeds: list[dict[str, np.ndarray]]) -> None:
+    """One kernel-level session run at each feed's sizes, each compared with onnxruntime."""
+    session = InferenceSession(model, level="kernel")
+    reference = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for feed in feeds:
+        got = session.run(None, feed)
+        expected = reference.run(None, feed)
+        for g, e in zip(got, expected, strict=True):
+            g, e = np.asarray(g), np.asarray(e)
+            assert g.dtype == e.dtype and g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+
+
+def nearest_model(reverse: bool) -> onnx.ModelProto:
+    """k-nearest-neighbour distances as skl2onnx exports them: a Scan over the training
+    points (last to first if `reverse`) whose state is the batch X (passed on unchanged),
+    each step giving the squared distances of the N samples to one point; then each
+    sample's nearest point."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["s_in"], ["s_out"]),
+            helper.make_node("Sub", ["s_in", "p"], ["diff"]),
+            helper.make_node("ReduceSumSquare", ["diff", "axis1"], ["dist"], keepdims=0),
+        ],
+        "body",
+        [vi("s_in", F, ["N", 4]), vi("p", F, [4])],
+        [vi("s_out", F, ["N", 4]), vi("dist", F, ["N"])],
+        [numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1")],
+    )
+    scan = helper.make_node(
+        "Scan",
+        ["X", "points"],
+        ["X_out", "dists"],
+        body=body,
+        num_scan_inputs=1,
+        scan_input_directions=[int(reverse)],
+    )
+    nearest = helper.make_node("ArgMin", ["dists"], ["nearest"], axis=0, keepdims=0)
+    points = numpy_helper.from_array(RNG.standard_normal((5, 4)).astype(np.float32), "points")
+    return make(
+        [scan, nearest],
+        [vi("X", F, ["N", 4])],
+        [vi("X_out", F, ["N", 4]), vi("dists", F, [5, "N"]), vi("nearest", I64, ["N"])],
+        [points],
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_rows_of_the_batch_size(reverse: bool) -> None:
+    """One session, several batch sizes: the rows take N from the state before the loop."""
+    feeds = [{"X": RNG.standard_normal((n, 4)).astype(np.float32)} for n in (1, 7, 3)]
+    run_sizes(nearest_model(reverse), feeds)
+
+
+def test_scan_rows_shaped_like_an_outer_input() -> None:
+    """A body that reads an outer value of run-time shape (N, M) scans rows of that shape."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["s_in", "x_t"], ["s_out"]),
+            helper.make_node("Mul", ["Y", "s_out"], ["row"]),
+        ],
+        "body",
+        [vi("s_in", F, []), vi("x_t", F, [])],
+        [vi("s_out", F, []), vi("row", F, ["N", "M"])],
+    )
+    node = helper.make_node("Scan", ["s", "x"], ["s_final", "rows"], body=body, num_scan_inputs=1)
+    model = make(
+        [node],
+        [vi("s", F, []), vi("x", F, [3]), vi("Y", F, ["N", "M"])],
+        [vi("s_final", F, []), vi("rows", F, [3, "N", "M"])],
+    )
+    feeds = [
+        {
+            "s": np.array(0.5, dtype=np.float32),
+            "x": RNG.standard_normal(3).astype(np.float32),
+            "Y": RNG.standard_normal(shape).astype(np.float32),
+        }
+        for shape in ((1, 2), (4, 3), (2, 5))
+    ]
+    run_sizes(model, feeds)
+
+
+def test_scan_rows_sized_in_the_body_are_refused() -> None:
+    """Rows of Range(0, iter): their size is computed in the body, not known before the loop."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Range", ["zero", "iter", "one"], ["scan"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Identity", ["x_in"], ["x_out"]),
+        ],
+        "body",
+        [vi("iter", I64, []), vi("cond_in", B, []), vi("x_in", F, [2])],
+        [vi("cond_out", B, []), vi("x_out", F, [2]), vi("scan", I64, ["k"])],
+        [scalar("zero", 0, np.int64), scalar("one", 1, np.int64)],
+    )
+    node = helper.make_node("Loop", ["M", "", "x"], ["x_final", "scans"], body=body)
+    model = make(
+        [node],
+        [vi("M", I64, []), vi("x", F, [2])],
+        [vi("x_final", F, [2]), vi("scans", I64, ["n", "k"])],
+    )
+    with pytest.raises(
+        UnsupportedOpError, match="run-time shape that is read from a buffer inside"
+    ):
+        InferenceSession(model, level="kernel")
+
+
+def test_scan_of_a_growing_carried_value_fails_the_run() -> None:
+    """x ← concat(x, x), scanning x: the types (`n` in, `n` out) let the rows be sized
+    from x's initial size, and the second row, twice as long, fails the run with the
+    check's message instead of being written past the buffer."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Concat", ["x_in", "x_in"], ["x_out"], axis=0),
+            helper.make_node("Identity", ["x_in"], ["scan"]),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+        ],
+        "body",
+        [vi("iter", I64, []), vi("cond_in", B, []), vi("x_in", F, ["n"])],
+        [vi("cond_out", B, []), vi("x_out", F, ["n"]), vi("scan", F, ["n"])],
+    )
+    node = helper.make_node("Loop", ["M", "", "x"], ["x_final", "scans"], body=body)
+    model = make(
+        [node],
+        [vi("M", I64, []), vi("x", F, ["n"])],
+        [vi("x_final", F, ["m"]), vi("scans", F, ["k", "n"])],
+    )
+    session = InferenceSession(model, level="kernel")
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    final, scans = session.run(None, {"M": np.array(1, dtype=np.int64), "x": x})
+    np.testing.assert_array_equal(final, np.concatenate([x, x]))
+    np.testing.assert_array_equal(scans, x[None])
+    with pytest.raises(EvaluationError, match="changed shape between iterations"):
+        session.run(None, {"M": np.array(3, dtype=np.int64), "x": x})
 
 
 # ---- LSTM, GRU, RNN ---------------------------------------------------------------------------
