@@ -27,7 +27,8 @@ func.func @mul_dynamic(%x: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32
 }
 
 // Neither operand has the result's shape: the runtime shape is computed from both,
-// each left-padded with ones, a dim of 1 yielding to the other operand's.
+// each left-padded with ones, a dim of 1 yielding to the other operand's; sizes
+// that are neither 1 nor equal fail the run (core.check).
 // CHECK-LABEL: func.func @sub_both_broadcast_dynamic(
 // CHECK:         %[[SX:.*]] = core.shape_of(%x) : (tensor<?x1xf32>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[SB:.*]] = core.shape_of(%b) : (tensor<3xf32>) -> tensor<1xi64>
@@ -35,7 +36,12 @@ func.func @mul_dynamic(%x: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32
 // CHECK-NEXT:    %[[SB2:.*]] = core.concat(%[[ONE]], %[[SB]]) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[ONES:.*]] = core.constant() {value = dense<1> : tensor<2xi64>} : () -> tensor<2xi64>
 // CHECK-NEXT:    %[[IS1:.*]] = core.compare eq(%[[SX]], %[[ONES]]) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi1>
-// CHECK-NEXT:    %[[S:.*]] = core.select(%[[IS1]], %[[SB2]], %[[SX]]) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[SEL:.*]] = core.select(%[[IS1]], %[[SB2]], %[[SX]]) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK-NEXT:    %[[BIS1:.*]] = core.compare eq(%[[SB2]], %[[ONES]])
+// CHECK-NEXT:    %[[ANY1:.*]] = core.binary or(%[[IS1]], %[[BIS1]])
+// CHECK-NEXT:    %[[SAME:.*]] = core.compare eq(%[[SX]], %[[SB2]])
+// CHECK-NEXT:    %[[FITS:.*]] = core.binary or(%[[ANY1]], %[[SAME]])
+// CHECK-NEXT:    %[[S:.*]] = core.check(%[[SEL]], %[[FITS]]) {message = "operand shapes cannot be broadcast together"}
 // CHECK-NEXT:    %[[BX:.*]] = core.broadcast(%x, %[[S]]) {dims = array<i64: 0, 1>} : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x3xf32>
 // CHECK-NEXT:    %[[BB:.*]] = core.broadcast(%b, %[[S]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
 // CHECK-NEXT:    %y = core.binary sub(%[[BX]], %[[BB]]) : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
@@ -114,7 +120,8 @@ func.func @compare_where(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xf
 // CHECK-NEXT:    %[[B:.*]] = core.broadcast(%b, %[[S1]]) {dims = array<i64: 1>} : (tensor<3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
 // CHECK-NEXT:    %c = core.compare lt(%x, %[[B]])
 // CHECK:         %[[SY:.*]] = core.shape_of(%y)
-// CHECK:         %[[SEL:.*]] = core.select(%{{.*}}, %[[SY]], %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         core.select(%{{.*}}, %[[SY]], %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         %[[SEL:.*]] = core.check(%{{.*}}, %{{.*}}) {message = "operand shapes cannot be broadcast together"}
 // CHECK-NEXT:    %[[M:.*]] = core.broadcast(%m, %[[SEL]]) {dims = array<i64: 1>} : (tensor<3xi1>, tensor<2xi64>) -> tensor<?x3xi1>
 // CHECK-NEXT:    %[[X:.*]] = core.broadcast(%x, %[[SEL]]) {dims = array<i64: 0, 1>}
 // CHECK-NEXT:    %[[Y:.*]] = core.broadcast(%y, %[[SEL]]) {dims = array<i64: 0, 1>}
