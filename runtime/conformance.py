@@ -21,6 +21,10 @@ lowering or no implementation), `numeric mismatch`, `shape mismatch`,
 
 Each case is attributed to the op it tests (`main_op`); the scoreboard has one
 row per op, see `ATTRIBUTION_RULE`.
+
+With `shapes="dynamic"` every case runs on a rewritten model whose graph
+inputs have only symbolic dims (`with_symbolic_dims`), fed the same data, so
+that a lowering which leans on static sizes shows up as a failure.
 """
 
 from __future__ import annotations
@@ -28,15 +32,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
+import traceback
 import warnings
 from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rung.errors import RungError
+
+if TYPE_CHECKING:
+    from onnx import ModelProto, TypeProto
 
 CATEGORIES = (
     "import error",
@@ -49,6 +59,16 @@ CATEGORIES = (
 )
 
 DEFAULT_TIMEOUT = 60.0
+
+SHAPES = ("static", "dynamic")
+
+DYNAMIC_RULE = """\
+Every case is run on a rewritten model: each dim of each graph input (and of
+the tensors inside sequence and optional inputs) becomes a `dim_param` named
+`<input>_d<axis>`, keeping rank and element type; graph outputs' dims become
+`dim_param`s `<output>_d<axis>` and the shapes of intermediate `value_info`
+entries are dropped, so no declared size survives. Initializers, rank-0 inputs
+and subgraphs are left as they are. The data fed is the case's own."""
 
 ATTRIBUTION_RULE = """\
 Each case is attributed to the op it tests. A case whose model holds one op
@@ -156,8 +176,69 @@ def main_op(case_name: str, model: object) -> str:
     return "(no op)"
 
 
-def collect_cases(pattern: str | None = None) -> list[Case]:
-    """The ONNX node test cases (those whose name matches `pattern`), sorted by name."""
+def _symbolic_type(tp: TypeProto, prefix: str) -> None:
+    """Name every dim `<prefix>_d<axis>`, through sequences and optionals; maps stay."""
+    kind = tp.WhichOneof("value")
+    if kind in ("tensor_type", "sparse_tensor_type"):
+        tensor = getattr(tp, kind)
+        if not tensor.HasField("shape"):
+            return  # unknown rank: nothing static to hide
+        for axis, dim in enumerate(tensor.shape.dim):
+            dim.Clear()
+            dim.dim_param = f"{prefix}_d{axis}"
+    elif kind in ("sequence_type", "optional_type"):
+        inner = getattr(tp, kind)
+        if inner.HasField("elem_type"):
+            _symbolic_type(inner.elem_type, prefix)
+
+
+def _drop_shape(tp: TypeProto) -> None:
+    kind = tp.WhichOneof("value")
+    if kind in ("tensor_type", "sparse_tensor_type"):
+        getattr(tp, kind).ClearField("shape")
+    elif kind in ("sequence_type", "optional_type"):
+        inner = getattr(tp, kind)
+        if inner.HasField("elem_type"):
+            _drop_shape(inner.elem_type)
+
+
+def with_symbolic_dims(model: ModelProto) -> ModelProto:
+    """A copy of `model` whose declared shapes say nothing static (see DYNAMIC_RULE).
+
+    Output and intermediate shapes go too: a declared static output shape would
+    hand the importer the sizes that the symbolic inputs hide.
+    """
+    from onnx import ModelProto
+
+    result = ModelProto()
+    result.CopyFrom(model)
+    graph = result.graph
+    initializers = {t.name for t in graph.initializer} | {
+        t.values.name for t in graph.sparse_initializer
+    }
+    for vi in graph.input:
+        if vi.name not in initializers and vi.HasField("type"):
+            _symbolic_type(vi.type, vi.name)
+    for vi in graph.output:
+        if vi.HasField("type"):
+            _symbolic_type(vi.type, vi.name)
+    for vi in graph.value_info:
+        if vi.HasField("type"):
+            _drop_shape(vi.type)
+    return result
+
+
+def _check_shapes(shapes: str) -> None:
+    if shapes not in SHAPES:
+        raise RungError(f"unknown --shapes '{shapes}'; known: {', '.join(SHAPES)}")
+
+
+def collect_cases(pattern: str | None = None, shapes: str = "static") -> list[Case]:
+    """The ONNX node test cases (those whose name matches `pattern`), sorted by name.
+
+    With `shapes="dynamic"` each case's model is `with_symbolic_dims` of its own.
+    """
+    _check_shapes(shapes)
     regex = compile_filter(pattern)
     from onnx.backend.test.case.node import collect_testcases
 
@@ -168,11 +249,12 @@ def collect_cases(pattern: str | None = None) -> list[Case]:
     for tc in found:
         if regex is not None and not regex.search(tc.name):
             continue
+        model = with_symbolic_dims(tc.model) if shapes == "dynamic" else tc.model
         cases.append(
             Case(
                 name=tc.name,
                 op=main_op(tc.name, tc.model),
-                model=tc.model.SerializeToString(),
+                model=model.SerializeToString(),
                 data_sets=[
                     ([_normalize(v) for v in ins], [_normalize(v) for v in outs])
                     for ins, outs in tc.data_sets or []
@@ -314,6 +396,40 @@ def _first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {line}" if line else type(err).__name__
 
 
+def _crash(err: BaseException) -> dict[str, str]:
+    """A crash, with where it was raised when that is inside rung.
+
+    A bare `IndexError: list index out of range` says nothing about which
+    lowering broke; the module and function do, and unlike a line number they
+    stay put while the code around them changes.
+    """
+    message = _first_line(err)
+    where = _raised_in_rung(traceback.extract_tb(err.__traceback__))
+    if where is not None:
+        message += f" (in {where})"
+    return _fail("crash", message)
+
+
+def _raised_in_rung(frames: traceback.StackSummary) -> str | None:
+    """`module, function` of the innermost frame outside libraries, if it is rung's."""
+    modules = {
+        os.path.abspath(module.__file__): name
+        for name, module in list(sys.modules.items())
+        if (name == "rung" or name.startswith("rung.")) and getattr(module, "__file__", None)
+    }
+    libraries = tuple(
+        os.path.abspath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    )
+    for frame in reversed(frames):
+        path = os.path.abspath(frame.filename)
+        if path in modules:
+            return f"{modules[path]}, {frame.name}"
+        if path.startswith(libraries) or "site-packages" in path or path.startswith("<"):
+            continue
+        return None  # a plugin's own code: its message speaks for itself
+    return None
+
+
 def _fail(category: str, message: str) -> dict[str, str]:
     return {"status": "fail", "category": category, "message": message}
 
@@ -339,7 +455,7 @@ def run_case(case: Case, level: str) -> dict[str, str]:
     except UnsupportedOpError as err:
         return _fail("unsupported op", str(err).splitlines()[0])
     except Exception as err:
-        return _fail("crash", _first_line(err))
+        return _crash(err)
     known = {i.name for i in session.get_inputs()}
     input_names = [vi.name for vi in model.graph.input]
     out_names = [o.name for o in session.get_outputs()]
@@ -352,7 +468,7 @@ def run_case(case: Case, level: str) -> dict[str, str]:
         except UnsupportedOpError as err:
             return _fail("unsupported op", str(err).splitlines()[0])
         except Exception as err:
-            return _fail("crash", _first_line(err))
+            return _crash(err)
         if len(got) != len(expected):
             return _fail("shape mismatch", f"expected {len(expected)} outputs, got {len(got)}")
         for name, e, g in zip(out_names, expected, got, strict=True):
@@ -397,7 +513,7 @@ def _worker_main(conn: object, plugins: Sequence[str], quiet: bool) -> None:
         try:
             result = run_case(case, level)
         except BaseException as err:  # noqa: BLE001 - anything a case raises is its result
-            result = _fail("crash", _first_line(err))
+            result = _crash(err)
         conn.send(("result", result))  # type: ignore[attr-defined]
 
 
@@ -571,6 +687,8 @@ class Report:
     seconds: float = 0.0
     command: str = ""
     onnx_version: str = field(default="")
+    shapes: str = "static"
+    comparison: Comparison | None = None
 
     def passed(self, level: str) -> int:
         return sum(1 for c in self.cases if self.results[(c.name, level)]["status"] == "pass")
@@ -581,6 +699,59 @@ class Report:
             for c in self.cases
             if (r := self.results[(c.name, level)])["status"] != "pass"
         )
+
+
+@dataclass
+class Comparison:
+    """How a run differs from an earlier scoreboard, per level both have.
+
+    Run dynamic against the static scoreboard, `lost` is what the compiler
+    still gets from static sizes.
+    """
+
+    source: str
+    shapes: str
+    cases: int  # the cases both ran
+    passed: dict[str, int]  # level -> passes there, over those cases
+    lost: dict[str, list[str]]  # level -> cases that pass there and fail here
+    gained: dict[str, list[str]]  # level -> cases that fail there and pass here
+
+
+def load_scoreboard(path: str) -> dict[str, object]:
+    """A scoreboard written by `render_json`, to compare a run with."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as err:
+        raise RungError(f"cannot read the scoreboard '{path}': {err}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), dict):
+        raise RungError(f"'{path}' is not a conformance scoreboard (.json)")
+    return data
+
+
+def compare_reports(report: Report, baseline: dict[str, object], source: str) -> Comparison:
+    """Compare `report` with a loaded scoreboard over the cases and levels both have."""
+    cases: dict[str, dict[str, object]] = baseline["cases"]  # type: ignore[assignment]
+    levels = [lv for lv in report.levels if lv in baseline.get("levels", [])]  # type: ignore[operator]
+    if not levels:
+        raise RungError(f"the scoreboard '{source}' has none of the levels run")
+    shared = [c.name for c in report.cases if c.name in cases]
+    passed: dict[str, int] = {}
+    lost: dict[str, list[str]] = {}
+    gained: dict[str, list[str]] = {}
+    for level in levels:
+        there = {
+            name
+            for name in shared
+            if cases[name]["results"].get(level, {}).get("status") == "pass"  # type: ignore[attr-defined]
+        }
+        here = {name for name in shared if report.results[(name, level)]["status"] == "pass"}
+        passed[level] = len(there)
+        lost[level] = sorted(there - here)
+        gained[level] = sorted(here - there)
+    return Comparison(
+        source, str(baseline.get("shapes", "static")), len(shared), passed, lost, gained
+    )
 
 
 def available_cpus() -> int:
@@ -600,12 +771,17 @@ def run_conformance(
     plugins: Sequence[str] = (),
     progress: Callable[[int, int], None] | None = None,
     command: str = "",
+    shapes: str = "static",
 ) -> Report:
-    """Run the ONNX node test cases (matching `pattern`) at each level."""
+    """Run the ONNX node test cases (matching `pattern`) at each level.
+
+    `shapes="dynamic"` runs them with symbolic input dims (see DYNAMIC_RULE).
+    """
     from .levels import get_level, load_level_plugin
 
     if not levels:
         raise RungError("give at least one --level")
+    _check_shapes(shapes)
     if timeout <= 0:
         raise RungError(f"--timeout must be positive, got {timeout:g}")
     if jobs is not None and jobs < 1:
@@ -619,7 +795,7 @@ def run_conformance(
     start = time.monotonic()
     # The workers start up while the cases are collected.
     with WorkerPool(jobs or available_cpus(), plugins) as pool:
-        cases = collect_cases(pattern)
+        cases = collect_cases(pattern, shapes)
         if not cases:
             raise RungError(f"no ONNX node test case matches --filter '{pattern}'")
         tasks = [(case, level) for case in cases for level in levels]
@@ -633,6 +809,7 @@ def run_conformance(
         seconds=time.monotonic() - start,
         command=command,
         onnx_version=onnx.__version__,
+        shapes=shapes,
     )
 
 
@@ -643,10 +820,11 @@ def _cell(text: str) -> str:
 def render_markdown(report: Report) -> str:
     levels = report.levels
     total = len(report.cases)
+    dynamic = report.shapes == "dynamic"
     lines = [
         f"<!-- Generated by `{report.command}`; do not edit by hand. -->",
         "",
-        "# ONNX conformance",
+        "# ONNX conformance, dynamic shapes" if dynamic else "# ONNX conformance",
         "",
         f"**Generated file.** Regenerate with `{report.command}`.",
         "",
@@ -655,12 +833,18 @@ def render_markdown(report: Report) -> str:
         "`rung.runtime.InferenceSession` at each level and compared with the case's "
         "expected outputs, using the case's own rtol/atol (see `runtime/conformance.py`).",
         "",
+    ]
+    if dynamic:
+        lines += ["**Dynamic shapes.** " + DYNAMIC_RULE, ""]
+    lines += [
         "| level | passed | total | % |",
         "| --- | ---: | ---: | ---: |",
     ]
     for level in levels:
         passed = report.passed(level)
         lines.append(f"| {level} | {passed} | {total} | {100.0 * passed / total:.1f}% |")
+    if report.comparison is not None:
+        lines += _comparison_markdown(report)
     lines += ["", "## Failures by reason", "", "| reason | " + " | ".join(levels) + " |"]
     lines.append("| --- | " + " | ".join("---:" for _ in levels) + " |")
     counts = {level: report.failures(level) for level in levels}
@@ -704,11 +888,46 @@ def render_markdown(report: Report) -> str:
     return "\n".join(lines)
 
 
+def _comparison_markdown(report: Report) -> list[str]:
+    comparison = report.comparison
+    assert comparison is not None
+    lines = [
+        "",
+        f"## Compared with {comparison.shapes} shapes",
+        "",
+        f"Against `{comparison.source}` ({comparison.shapes} shapes), over the "
+        f"{comparison.cases} cases both ran. *Lost*: passes there, fails here; "
+        "*gained*: the reverse.",
+        "",
+        "| level | passed there | passed here | lost | gained |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    names = {c.name for c in report.cases}
+    for level, there in comparison.passed.items():
+        here = sum(1 for n in names if report.results[(n, level)]["status"] == "pass")
+        lines.append(
+            f"| {level} | {there} | {here} | {len(comparison.lost[level])} "
+            f"| {len(comparison.gained[level])} |"
+        )
+    for level, lost in comparison.lost.items():
+        if lost:
+            lines += [
+                "",
+                f"<details><summary>Lost at {level} ({len(lost)})</summary>",
+                "",
+                ", ".join(f"`{name}`" for name in lost),
+                "",
+                "</details>",
+            ]
+    return lines
+
+
 def render_json(report: Report) -> str:
     total = len(report.cases)
     data = {
         "generated_by": report.command,
         "onnx_version": report.onnx_version,
+        "shapes": report.shapes,
         "levels": report.levels,
         "summary": {
             level: {
@@ -726,19 +945,40 @@ def render_json(report: Report) -> str:
             for case in report.cases
         },
     }
+    if report.comparison is not None:
+        c = report.comparison
+        data["comparison"] = {
+            "source": c.source,
+            "shapes": c.shapes,
+            "cases": c.cases,
+            "levels": {
+                level: {"passed": c.passed[level], "lost": c.lost[level], "gained": c.gained[level]}
+                for level in c.passed
+            },
+        }
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
 def summary_lines(report: Report) -> list[str]:
     total = len(report.cases)
+    variant = ", dynamic shapes" if report.shapes == "dynamic" else ""
     lines = []
     for level in report.levels:
         passed = report.passed(level)
-        lines.append(f"level {level}: {passed}/{total} passed ({100.0 * passed / total:.1f}%)")
+        lines.append(
+            f"level {level}{variant}: {passed}/{total} passed ({100.0 * passed / total:.1f}%)"
+        )
         failures = report.failures(level)
         if failures:
             parts = ", ".join(f"{cat} {failures[cat]}" for cat in CATEGORIES if failures[cat])
             lines.append(f"  failures: {parts}")
+        comparison = report.comparison
+        if comparison is not None and level in comparison.passed:
+            lines.append(
+                f"  against {comparison.source} ({comparison.shapes} shapes): "
+                f"{comparison.passed[level]} passed there; {len(comparison.lost[level])} lost, "
+                f"{len(comparison.gained[level])} gained"
+            )
     lines.append(f"{total} cases x {len(report.levels)} level(s) in {report.seconds:.1f} s")
     return lines
 
@@ -746,15 +986,21 @@ def summary_lines(report: Report) -> list[str]:
 __all__ = [
     "ATTRIBUTION_RULE",
     "CATEGORIES",
+    "DYNAMIC_RULE",
+    "SHAPES",
     "Case",
+    "Comparison",
     "Report",
     "collect_cases",
     "compare",
+    "compare_reports",
+    "load_scoreboard",
     "main_op",
     "render_json",
     "render_markdown",
     "run_case",
     "run_conformance",
     "run_tasks",
+    "with_symbolic_dims",
     "WorkerPool",
 ]

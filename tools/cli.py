@@ -226,19 +226,31 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
     import shlex
     from pathlib import Path
 
-    from rung.runtime.conformance import render_json, render_markdown, run_conformance
+    from rung.runtime.conformance import (
+        compare_reports,
+        load_scoreboard,
+        render_json,
+        render_markdown,
+        run_conformance,
+    )
 
     levels = args.levels or ["onnx"]
     output = args.output
+    dynamic = args.shapes == "dynamic"
     if output is None and args.filter is None:
-        output = os.path.join("docs", "conformance.md")
+        output = os.path.join("docs", "conformance-dynamic.md" if dynamic else "conformance.md")
     if args.floor is not None and args.floor < 0:
         raise RungError(f"--floor must not be negative, got {args.floor}")
     parts = ["rung conformance", *(f"--level {shlex.quote(lv)}" for lv in levels)]
+    if dynamic:
+        parts.append("--shapes dynamic")
     if args.filter is not None:
         parts.append(f"--filter {shlex.quote(args.filter)}")
     if output is not None:
         parts.append(f"--output {shlex.quote(output)}")
+    if args.compare is not None:
+        parts.append(f"--compare {shlex.quote(args.compare)}")
+    baseline = load_scoreboard(args.compare) if args.compare is not None else None
     progress = _progress if sys.stderr.isatty() else None
     report = run_conformance(
         levels,
@@ -248,7 +260,10 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         plugins=args.load_level,
         progress=progress,
         command=" ".join(parts),
+        shapes=args.shapes,
     )
+    if baseline is not None:
+        report.comparison = compare_reports(report, baseline, args.compare)
     if progress is not None:
         print(file=sys.stderr)
     if output is not None:
@@ -434,6 +449,18 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/conformance.md, or none with --filter)",
     )
     p.add_argument("--filter", metavar="REGEX", help="only cases whose name matches REGEX")
+    p.add_argument(
+        "--shapes",
+        choices=("static", "dynamic"),
+        default="static",
+        help="dynamic: every graph-input dim made symbolic, same data (default: static; "
+        "default output docs/conformance-dynamic.md)",
+    )
+    p.add_argument(
+        "--compare",
+        metavar="FILE.json",
+        help="an earlier scoreboard (e.g. the static one) to count lost and gained passes against",
+    )
     p.add_argument(
         "--floor",
         type=int,

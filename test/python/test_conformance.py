@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rung.runtime.conformance import Case, compare, main_op, run_case
+from rung.runtime.conformance import Case, compare, main_op, run_case, with_symbolic_dims
 
 THIS_FILE = str(Path(__file__).resolve())
 
@@ -54,12 +54,31 @@ def _unsupported(module: object) -> object:
     raise UnsupportedOpError("failed to lower 'onnx.Abs' (deliberately)")
 
 
+def _static_only(module: object) -> object:
+    """A lowering that needs static sizes: tells whether a run hid them from it."""
+    from xdsl.dialects.builtin import TensorType
+
+    from rung.runtime.levels import UnsupportedOpError
+
+    for op in module.walk():  # type: ignore[attr-defined]
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    if (
+                        isinstance(arg.type, TensorType)
+                        and min(arg.type.get_shape(), default=0) < 0
+                    ):
+                        raise UnsupportedOpError(f"dynamic dims in {arg.type} (deliberately)")
+    return module
+
+
 def register_levels(register: Callable[..., object]) -> None:
     register("fake-wrong", lowering=None, evaluator=_wrong)
     register("fake-raise", lowering=None, evaluator=_raise)
     register("fake-sleep", lowering=None, evaluator=_sleep)
     register("fake-exit", lowering=None, evaluator=_exit)
     register("fake-unsupported", lowering=_unsupported, evaluator=_onnx)
+    register("fake-static-only", lowering=_static_only, evaluator=_onnx)
 
 
 def node_cases() -> dict[str, object]:
@@ -154,6 +173,83 @@ def test_a_model_that_does_not_import_is_an_import_error() -> None:
     result = run_case(case, "onnx")
     assert result["status"] == "fail" and result["category"] == "import error"
     assert "NoSuchOp" in result["message"]
+
+
+def test_a_crash_inside_rung_says_where() -> None:
+    from rung.runtime.conformance import _crash
+
+    with pytest.raises(AttributeError) as info:
+        main_op("test_x", None)
+    message = _crash(info.value)["message"]
+    assert message.startswith("AttributeError: ")
+    assert message.endswith(" (in rung.runtime.conformance, main_op)")
+
+
+# ---- dynamic shapes ------------------------------------------------------------------------
+
+
+def dims(value_info: object) -> list[tuple[str, int]]:
+    """(dim_param, dim_value) of each dim of a tensor type, through sequences and optionals."""
+    tp = value_info.type  # type: ignore[attr-defined]
+    while tp.WhichOneof("value") in ("sequence_type", "optional_type"):
+        tp = getattr(tp, tp.WhichOneof("value")).elem_type
+    return [(d.dim_param, d.dim_value) for d in tp.tensor_type.shape.dim]
+
+
+def test_symbolic_dims_name_every_input_dim() -> None:
+    original = node_cases()["test_matmul_2d"].model  # type: ignore[attr-defined]
+    before = original.SerializeToString()
+    model = with_symbolic_dims(original)
+    assert original.SerializeToString() == before  # a copy: the case keeps its own model
+    assert [(vi.name, dims(vi)) for vi in model.graph.input] == [
+        ("a", [("a_d0", 0), ("a_d1", 0)]),
+        ("b", [("b_d0", 0), ("b_d1", 0)]),
+    ]
+    assert [(vi.name, dims(vi)) for vi in model.graph.output] == [("c", [("c_d0", 0), ("c_d1", 0)])]
+    for a, b in zip(original.graph.input, model.graph.input, strict=True):
+        assert a.type.tensor_type.elem_type == b.type.tensor_type.elem_type
+
+
+@pytest.mark.parametrize(
+    ("name", "ranks"),
+    [
+        ("test_adagrad", [0, 0, 1, 1, 1]),  # rank-0 inputs stay rank 0
+        ("test_optional_get_element_optional_sequence", [1]),  # optional of sequence of tensor
+        ("test_loop13_seq", [0, 0, 0]),
+        ("test_if", [0]),
+    ],
+)
+def test_symbolic_dims_keep_rank_and_reach_inner_types(name: str, ranks: list[int]) -> None:
+    original = node_cases()[name].model  # type: ignore[attr-defined]
+    model = with_symbolic_dims(original)
+    for vi, rank in zip(model.graph.input, ranks, strict=True):
+        assert dims(vi) == [(f"{vi.name}_d{axis}", 0) for axis in range(rank)]
+    # subgraphs are the op's own signature, not the caller's sizes
+    assert [n.attribute for n in model.graph.node] == [n.attribute for n in original.graph.node]
+
+
+def test_symbolic_dims_leave_initializers_and_drop_intermediate_shapes() -> None:
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["t"]), helper.make_node("Relu", ["t"], ["y"])],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+            helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 3]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+        [numpy_helper.from_array(np.ones((2, 3), np.float32), "w")],
+        value_info=[helper.make_tensor_value_info("t", TensorProto.FLOAT, [2, 3])],
+    )
+    model = with_symbolic_dims(helper.make_model(graph))
+    x, w = model.graph.input
+    assert dims(x) == [("x_d0", 0), ("x_d1", 0)]
+    assert dims(w) == [("", 2), ("", 3)]  # an initializer: its sizes are data, not input
+    (t,) = model.graph.value_info
+    assert t.type.tensor_type.elem_type == TensorProto.FLOAT
+    assert not t.type.tensor_type.HasField("shape")
+    assert dims(model.graph.output[0]) == [("y_d0", 0), ("y_d1", 0)]
 
 
 # ---- the command -------------------------------------------------------------------------
@@ -285,3 +381,90 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "no ONNX node test case matches" in result.stderr
     assert "Traceback" not in result.stderr
+    result = run_rung("conformance", "--filter", "abs", "--compare", "none.json", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("rung: error: cannot read the scoreboard 'none.json'")
+    result = run_rung("conformance", "--filter", "abs", "--shapes", "symbolic", cwd=tmp_path)
+    assert result.returncode == 1 and "invalid choice: 'symbolic'" in result.stderr
+
+
+def test_dynamic_shapes_run_marks_the_variant_and_compares(tmp_path: Path) -> None:
+    # A hand-written earlier scoreboard: test_add passed, test_relu failed there.
+    baseline = {
+        "shapes": "static",
+        "levels": ["core", "fake-static-only"],
+        "cases": {
+            "test_add": {"results": {"core": {"status": "pass"}}},
+            "test_relu": {"results": {"core": {"status": "fail"}}},
+        },
+    }
+    (tmp_path / "static.json").write_text(json.dumps(baseline))
+    result = run_rung(
+        "conformance",
+        "--load-level",
+        THIS_FILE,
+        "--shapes",
+        "dynamic",
+        "--level",
+        "core",
+        "--level",
+        "kernel",
+        "--level",
+        "fake-static-only",
+        "--filter",
+        "^test_add$|^test_relu$",
+        "--jobs",
+        "2",
+        "--output",
+        "dyn.md",
+        "--compare",
+        "static.json",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "level core, dynamic shapes: 2/2 passed (100.0%)" in result.stdout
+    assert "level kernel, dynamic shapes: 2/2 passed (100.0%)" in result.stdout
+    assert "level fake-static-only, dynamic shapes: 0/2 passed" in result.stdout
+    assert "against static.json (static shapes): 1 passed there; 0 lost, 1 gained" in result.stdout
+    data = json.loads((tmp_path / "dyn.json").read_text())
+    assert data["shapes"] == "dynamic"
+    assert data["generated_by"].startswith(
+        "rung conformance --level core --level kernel --level fake-static-only --shapes dynamic"
+    )
+    for name in ("test_add", "test_relu"):
+        results = data["cases"][name]["results"]
+        assert results["core"] == results["kernel"] == {"status": "pass"}
+        # The lowering saw only symbolic dims: the failure stays, with its reason.
+        assert results["fake-static-only"]["category"] == "unsupported op"
+        assert "dynamic dims in tensor<?x?x?x" in results["fake-static-only"]["message"]
+    assert data["comparison"]["levels"] == {
+        "core": {"passed": 1, "lost": [], "gained": ["test_relu"]},
+        "fake-static-only": {"passed": 0, "lost": [], "gained": []},
+    }
+    md = (tmp_path / "dyn.md").read_text()
+    assert "\n# ONNX conformance, dynamic shapes\n" in md
+    assert "**Dynamic shapes.** Every case is run on a rewritten model" in md
+    assert "| core | 1 | 2 | 0 | 1 |" in md
+    assert "`test_relu` (fake-static-only: unsupported op: " in md
+
+
+def test_static_runs_see_static_sizes(tmp_path: Path) -> None:
+    result = run_rung(
+        "conformance",
+        "--load-level",
+        THIS_FILE,
+        "--level",
+        "fake-static-only",
+        "--filter",
+        "^test_add$",
+        "--jobs",
+        "1",
+        "--output",
+        "static.md",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "level fake-static-only: 1/1 passed (100.0%)" in result.stdout
+    data = json.loads((tmp_path / "static.json").read_text())
+    assert data["shapes"] == "static"
+    assert "dynamic shapes" not in (tmp_path / "static.md").read_text()
