@@ -33,9 +33,11 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
+    Float32Type,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -999,6 +1001,62 @@ class NonZeroOp(CoreOp):
     traits = traits_def(Pure())
 
 
+@irdl_op_definition
+class NonMaxSuppressionOp(CoreOp):
+    """ONNX NonMaxSuppression as onnxruntime computes it: `[count, 3]` i64 rows of
+    (batch, class, box).
+
+    `boxes` is `[batches, n, 4]` f32 (corners `y1, x1, y2, x2` in any order, or
+    `x, y, w, h` with `center_point_box` 1), `scores` `[batches, classes, n]`
+    f32; `max_output` (i64), `iou_threshold` and the optional `score_threshold`
+    (f32) are rank-0. Per batch, then per class, boxes scoring strictly above
+    the threshold (all of them without one) are visited in onnxruntime's
+    priority-queue order (higher score first, then lower index; NaN scores
+    where its heap leaves them), each kept unless its IoU (onnxruntime's float32
+    arithmetic and degenerate-box rules) with an already kept box of the class
+    is above `iou_threshold`, up to `max_output` kept (none when it is 0 or
+    less). The count is known only after the run, so the result's first dim is `?`.
+    """
+
+    name = "core.non_max_suppression"
+
+    boxes = operand_def()
+    scores = operand_def()
+    max_output = operand_def()
+    iou_threshold = operand_def()
+    score_threshold = opt_operand_def()
+    center_point_box = prop_def(IntegerAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        f32 = Float32Type()
+        boxes, scores = _shape(self.boxes.type), _shape(self.scores.type)
+        if boxes is None or len(boxes) != 3 or _element(self.boxes.type) != f32:
+            raise VerifyException("core.non_max_suppression: boxes must be a rank-3 f32 tensor")
+        if scores is None or len(scores) != 3 or _element(self.scores.type) != f32:
+            raise VerifyException("core.non_max_suppression: scores must be a rank-3 f32 tensor")
+        if not _dims_compatible(boxes[2], 4):
+            raise VerifyException("core.non_max_suppression: boxes must have 4 numbers per box")
+        if not _dims_compatible(boxes[0], scores[0]) or not _dims_compatible(boxes[1], scores[2]):
+            raise VerifyException(
+                f"core.non_max_suppression: boxes {self.boxes.type} and scores "
+                f"{self.scores.type} differ in their batches or boxes"
+            )
+        scalars = [(self.max_output, i64, "max_output"), (self.iou_threshold, f32, "iou_threshold")]
+        if self.score_threshold is not None:
+            scalars.append((self.score_threshold, f32, "score_threshold"))
+        for value, element, what in scalars:
+            if _shape(value.type) != () or _element(value.type) != element:
+                raise VerifyException(
+                    f"core.non_max_suppression: {what} must be a rank-0 tensor<{element}>"
+                )
+        if self.center_point_box.value.data not in (0, 1):
+            raise VerifyException("core.non_max_suppression: center_point_box must be 0 or 1")
+        if self.result.type != TensorType(i64, [DYNAMIC_INDEX, 3]):
+            raise VerifyException("core.non_max_suppression: the result must be tensor<?x3xi64>")
+
+
 # ---- run-time checks -----------------------------------------------------------------------
 
 
@@ -1369,7 +1427,7 @@ CORE_OPS: tuple[type[IRDLOperation], ...] = (
     BroadcastOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
     GatherOp, GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
     MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, ArgReduceOp, CumulativeOp,
-    SortOp, NonZeroOp, CheckOp,
+    SortOp, NonZeroOp, NonMaxSuppressionOp, CheckOp,
     YieldOp, IfOp, LoopOp,
     ListOp, ListLengthOp, ListGetOp, ListInsertOp, ListEraseOp, ListConcatOp, ListStackOp,
     OptionalOp, OptionalHasOp, OptionalGetOp,

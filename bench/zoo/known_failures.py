@@ -11,7 +11,6 @@ COMPILE = "compile-error"
 EXPORT = "export-fails"
 
 KNOWN_FAILURES: dict[str, tuple[str, str]] = {
-    "ssdlite320_mobilenet_v3_large/torchscript": (COMPILE, "NonMaxSuppression has no lowering"),
     "ssdlite320_mobilenet_v3_large/dynamo": (
         EXPORT,
         "torch.export: data-dependent guard in the detection post-processing",

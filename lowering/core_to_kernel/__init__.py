@@ -3,12 +3,21 @@
 `elementwise` (constants, shapes, elementwise ops, broadcast, reshape),
 `tensor` (data movement: transpose, slice, concat, pad, gathers, scatters),
 `reduce` (reductions, arg-reductions, cumulative ops, sort, nonzero),
-`linalg` (matmul, conv, conv_transpose, pooling), `control` (if, loop) and
-`checks` (run-time checks) register their handlers in `registry.TABLE` (by
-core op class); `CoreToKernelPass` applies them and reports what is left.
+`linalg` (matmul, conv, conv_transpose, pooling), `detection`
+(non_max_suppression), `control` (if, loop) and `checks` (run-time checks)
+register their handlers in `registry.TABLE` (by core op class);
+`CoreToKernelPass` applies them and reports what is left.
 """
 
-from . import checks, control, elementwise, linalg, reduce, tensor  # noqa: F401  (register handlers)
+from . import (  # noqa: F401  (register handlers)
+    checks,
+    control,
+    detection,
+    elementwise,
+    linalg,
+    reduce,
+    tensor,
+)
 from .lower_pass import CoreToKernelPass
 
 __all__ = ["CoreToKernelPass"]

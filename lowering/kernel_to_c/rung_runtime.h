@@ -279,5 +279,6 @@ static RUNG_UNUSED void rung_unmap_weights(const char *base, size_t size) {
 
 #include "rung_gemm.h"
 #include "rung_sort.h"
+#include "rung_nms.h"
 
 #endif
