@@ -52,8 +52,8 @@ union unsigned void volatile while bool true false _Bool _Complex _Imaginary _Al
 _Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local asm typeof
 """
 
-_RUN_LOCALS = "arena inputs outputs heap rc done main errno"
-"""The names of the generated `_run`'s own locals."""
+_RUN_LOCALS = "arena inputs outputs heap heap_io rc done main errno"
+"""The names of the generated `_run`'s own locals (and of its outlined parts')."""
 
 
 def _words(text: str) -> set[str]:
