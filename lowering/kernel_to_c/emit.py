@@ -17,11 +17,12 @@ of a large model is split into static functions that `_run` calls (see
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     Float32Type,
     IntegerType,
@@ -61,6 +62,8 @@ class Signature:
 
     inputs: list[Port]
     outputs: list[Port]
+    dim_names: list[list[str]] = field(default_factory=list)
+    """Per input, the model's symbolic name of each dim ('' where it has none)."""
 
 
 @dataclass
@@ -91,7 +94,19 @@ def _entry(e: Emitter, func: FuncOp) -> tuple[Signature, list[Piece]]:
     start = len(e.lines)
     outputs = [_copy_output(e, func, i, v) for i, v in enumerate(ret.arguments)]
     pieces.append(Piece(ret, e.lines[start:]))
-    return Signature(inputs, outputs), pieces
+    names = [_dim_names(func, i) for i in range(len(block.args))]
+    return Signature(inputs, outputs, names), pieces
+
+
+def _dim_names(func: FuncOp, i: int) -> list[str]:
+    """The `onnx.dim_params` of argument `i` ('' for a dim without a name)."""
+    attrs = func.arg_attrs
+    if attrs is None or i >= len(attrs.data):
+        return []
+    names = attrs.data[i].data.get("onnx.dim_params")
+    if not isinstance(names, ArrayAttr):
+        return []
+    return [n.data if isinstance(n, StringAttr) else "" for n in names.data]
 
 
 def _bind_input(e: Emitter, func: FuncOp, i: int, arg: SSAValue) -> Port:
@@ -184,6 +199,31 @@ def _check_inputs(sig: Signature, prefix: str) -> list[str]:
                     f"  if (inputs[{i}].shape[{d}] != {size}) return rung_error({label}, "
                     f'"dim {d} must be {size}");'
                 )
+    return out + _check_named_dims(sig)
+
+
+def _check_named_dims(sig: Signature) -> list[str]:
+    """Dims that the model gives one symbolic name (`batch`) must agree at run time: the
+    code is generated for one size, and two would read past the smaller input."""
+    first: dict[str, tuple[int, int]] = {}
+    out = []
+    for i, names in enumerate(sig.dim_names):
+        for d, dim in enumerate(names[: len(sig.inputs[i][2])]):
+            if not dim or sig.inputs[i][2][d] >= 0:
+                continue
+            if dim not in first:
+                first[dim] = (i, d)
+                continue
+            j, e = first[dim]
+            label = _c_string(f"input {i} ('{sig.inputs[i][0]}')")
+            text = _c_string(
+                f"dim {d} ('{dim}') differs from dim {e} of input {j} ('{sig.inputs[j][0]}'), "
+                f"which has the same name"
+            )
+            out.append(
+                f"  if (inputs[{i}].shape[{d}] != inputs[{j}].shape[{e}]) "
+                f"return rung_error({label}, {text});"
+            )
     return out
 
 

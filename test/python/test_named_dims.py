@@ -47,3 +47,23 @@ def test_inputs_sharing_a_dim_name_must_agree(level: str) -> None:
         RungError, match=r"input 'b': dimension 0 \('batch'\) is 1, but input 'a' has 3"
     ):
         session.run(None, {"a": a, "b": np.ones((1, 1), np.float32)})
+
+
+def test_compiled_library_checks_named_dims_itself() -> None:
+    """A C caller skips InferenceSession's check: the generated `_run` must refuse too."""
+    from rung.importers.onnx import import_model
+    from rung.lowering.kernel_to_c import generate_c
+    from rung.runtime.levels import lower
+    from rung.errors import EvaluationError
+    from rung.runtime.native import compile_program
+
+    program = generate_c(lower(import_model(_model()), "kernel"))
+    assert program.signature.dim_names == [["batch", "seq"], ["batch", ""]]
+    library = compile_program(program)
+    a = np.ones((3, 5), np.float32)
+    (y,) = library.run([a, np.full((3, 1), 2, np.float32)])
+    np.testing.assert_array_equal(y, np.full((3, 5), 3, np.float32))
+    with pytest.raises(
+        EvaluationError, match=r"input 1 \('b'\): dim 0 \('batch'\) differs from dim 0 of input 0"
+    ):
+        library.run([a, np.ones((1, 1), np.float32)])
