@@ -52,10 +52,12 @@ def constant_value(attr: Attribute, module: ModuleOp) -> np.ndarray:
 
 def constant_attr(
     array: np.ndarray, module: ModuleOp, hint: str = "cst"
-) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
+) -> DenseIntOrFPElementsAttr | DenseResourceAttr | StringTensorAttr:
     """The value of a constant holding `array`: inline when small and printable, else a
     resource blob of `module` (so that printed IR stays readable and large data is
-    written once)."""
+    written once); strings (an object or str array) are a string-tensor attribute."""
+    if array.dtype.kind in "OUS":
+        return string_attr(array)
     ttype = TensorType(
         element_type(array.dtype), [DYNAMIC_INDEX if d < 0 else d for d in array.shape]
     )
@@ -67,4 +69,16 @@ def constant_attr(
     return DenseResourceAttr.from_params(handle, ttype)
 
 
-__all__ = ["INLINE_LIMIT", "constant_attr", "constant_value"]
+def string_attr(array: np.ndarray) -> StringTensorAttr:
+    """A string-tensor attribute holding `array`'s strings (`bytes` are UTF-8)."""
+    from xdsl.dialects.builtin import ArrayAttr, StringAttr
+
+    from .onnx.types import StringType
+
+    texts = [v.decode() if isinstance(v, bytes) else str(v) for v in array.reshape(-1)]
+    return StringTensorAttr(
+        ArrayAttr([StringAttr(t) for t in texts]), TensorType(StringType(), array.shape)
+    )
+
+
+__all__ = ["INLINE_LIMIT", "constant_attr", "constant_value", "string_attr"]

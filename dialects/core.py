@@ -299,6 +299,8 @@ UNARY_FNS = (
     "isinf",
     "isposinf",
     "isneginf",
+    "lower",
+    "upper",
 )
 PREDICATE_FNS = ("isnan", "isinf", "isposinf", "isneginf")
 
@@ -308,7 +310,9 @@ class UnaryOp(CoreOp):
     """An elementwise function of one tensor.
 
     `round` rounds half to even; `not` is logical (i1); `bitwise_not` is on
-    integers; the `is*` predicates return i1 tensors of the input's shape.
+    integers; the `is*` predicates return i1 tensors of the input's shape;
+    `lower` and `upper` change the case of the ASCII letters of strings (other
+    characters stay as they are).
     """
 
     name = "core.unary"
@@ -448,6 +452,39 @@ class CastOp(CoreOp):
 
     def verify_(self) -> None:
         _same_shape(self, self.input.type, self.result.type, "result")
+
+
+def _bit_width(element: Attribute) -> int | None:
+    """The bits an element occupies (an i1 a byte, as ONNX stores a bool); None if unknown."""
+    if isinstance(element, IntegerType):
+        return 8 if element.width.data == 1 else element.width.data
+    width = getattr(element, "bitwidth", None)
+    return width if isinstance(width, int) else None
+
+
+@irdl_op_definition
+class BitcastOp(CoreOp):
+    """The same bits read as the result's element type (ONNX BitCast), shape unchanged.
+
+    Both element types have the same width; an i1 counts as the byte 0 or 1, and
+    a byte read as i1 is true when it is not 0.
+    """
+
+    name = "core.bitcast"
+
+    input = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        _same_shape(self, self.input.type, self.result.type, "result")
+        a, b = _element(self.input.type), _element(self.result.type)
+        width = None if a is None else _bit_width(a)
+        if width is None or b is None or width != _bit_width(b):
+            raise VerifyException(
+                f"core.bitcast: {self.input.type} and {self.result.type} need element types "
+                "of one bit width"
+            )
 
 
 # ---- data movement -------------------------------------------------------------------
@@ -943,6 +980,44 @@ class ReduceOp(CoreOp):
 
 
 @irdl_op_definition
+class MaskedReduceOp(CoreOp):
+    """Reduces the dims whose flag in `mask` (`tensor<rank x i1>`) is set, keeping them as
+    size 1: result dim i is `mask[i] ? 1 : input dim i`.
+
+    For axes known only at run time (ONNX Reduce* with an `axes` input): the
+    result's rank is fixed, its sizes are not. An empty reduction (a flagged dim
+    of size 0) gives the identity, as core.reduce does.
+    """
+
+    name = "core.masked_reduce"
+    KEYWORD: ClassVar[str | None] = "fn"
+    KEYWORDS: ClassVar[tuple[str, ...]] = REDUCE_FNS
+
+    fn = prop_def(StringAttr)
+    input = operand_def()
+    mask = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        ins, out, mask = _shape(self.input.type), _shape(self.result.type), _shape(self.mask.type)
+        if mask is None or len(mask) != 1 or _element(self.mask.type) != I1:
+            raise VerifyException("core.masked_reduce: mask must be a 1-D tensor of i1")
+        if ins is None or out is None:
+            return
+        if not _dims_compatible(mask[0], len(ins)) or len(out) != len(ins):
+            raise VerifyException(
+                f"core.masked_reduce: input {self.input.type}, mask {self.mask.type} and "
+                f"result {self.result.type} must have one rank"
+            )
+        for i, (d, o) in enumerate(zip(ins, out, strict=True)):
+            if o >= 0 and o != 1 and not _dims_compatible(d, o):
+                raise VerifyException(
+                    f"core.masked_reduce: result dim {i} ({o}) is neither 1 nor the input's ({d})"
+                )
+
+
+@irdl_op_definition
 class ArgReduceOp(CoreOp):
     """Index (i64) of the max/min along `axis`, which the result drops; ties pick the
     first index, or the last when `last` is 1."""
@@ -1421,16 +1496,60 @@ class OptionalGetOp(CoreOp):
         _check_optional_value(self, self.result.type, self.input.type)
 
 
+# ---- maps ---------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ZipMapOp(CoreOp):
+    """One map per row of `values` [N, C], from `keys` [C] to that row's values (ONNX
+    ZipMap): a `!onnx.seq<!onnx.map<K, V>>`.
+
+    A sequence of maps is what classifiers give their callers, and no op reads
+    one, so it keeps the framework's type rather than a core type of its own.
+    """
+
+    name = "core.zip_map"
+
+    keys = operand_def()
+    values = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        from rung.dialects.onnx.types import MapType, SeqType
+
+        out = self.result.type
+        inner = out.element_type if isinstance(out, SeqType) else None
+        if not isinstance(inner, MapType):
+            raise VerifyException(f"core.zip_map: the result must be a sequence of maps, got {out}")
+        keys, values = self.keys.type, self.values.type
+        shape_k, shape_v = _shape(keys) or (), _shape(values) or ()
+        value_type = _element(inner.value_type) or inner.value_type
+        if (
+            len(shape_k) != 1
+            or len(shape_v) != 2
+            or not _dims_compatible(shape_k[0], shape_v[1])
+            or _element(keys) != inner.key_type
+            or _element(values) != value_type
+        ):
+            raise VerifyException(
+                f"core.zip_map: keys {keys} (a vector) and values {values} (a matrix with "
+                f"a column per key) do not give maps of {inner}"
+            )
+
+
 CORE_OPS: tuple[type[IRDLOperation], ...] = (
     ConstantOp, IotaOp, ShapeOfOp,
-    UnaryOp, BinaryOp, CompareOp, SelectOp, CastOp,
+    UnaryOp, BinaryOp, CompareOp, SelectOp, CastOp, BitcastOp,
     BroadcastOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
     GatherOp, GatherElementsOp, GatherNDOp, ScatterElementsOp, ScatterNDOp,
-    MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, ArgReduceOp, CumulativeOp,
+    MatmulOp, ConvOp, ConvTransposeOp, PoolOp, ReduceOp, MaskedReduceOp, ArgReduceOp,
+    CumulativeOp,
     SortOp, NonZeroOp, NonMaxSuppressionOp, CheckOp,
     YieldOp, IfOp, LoopOp,
     ListOp, ListLengthOp, ListGetOp, ListInsertOp, ListEraseOp, ListConcatOp, ListStackOp,
     OptionalOp, OptionalHasOp, OptionalGetOp,
+    ZipMapOp,
 )  # fmt: skip
 
 CORE_TYPES: tuple[type[ParametrizedAttribute], ...] = (ListType, OptionalType)

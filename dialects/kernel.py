@@ -85,6 +85,8 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from rung.dialects.core import ints, ints_of  # one spelling of array<i64> properties
+from rung.dialects.kernel_values import VALUE_OPS, VALUE_TYPES  # lists, optionals, strings
+from rung.dialects.onnx.types import StringTensorAttr
 
 DYNAMIC = -1
 """A loop bound known only at run time (in `static_bounds`). Buffer dims use
@@ -205,7 +207,9 @@ class ConstantOp(IRDLOperation):
         super().__init__(properties={"value": value}, result_types=[type])
 
     def verify_(self) -> None:
-        if not isinstance(self.value, DenseIntOrFPElementsAttr | DenseResourceAttr):
+        if not isinstance(
+            self.value, DenseIntOrFPElementsAttr | DenseResourceAttr | StringTensorAttr
+        ):
             raise VerifyException(f"kernel.constant: unsupported value {self.value}")
         vt = self.value.type
         rt = self.result.type
@@ -878,8 +882,9 @@ Kernel = Dialect(
         RemFOp,
         MatmulOp,
         CallOp,
+        *VALUE_OPS,
     ],
-    [],
+    list(VALUE_TYPES),
 )
 
 __all__ = [

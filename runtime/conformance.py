@@ -1,8 +1,9 @@
-"""The conformance scoreboard: every ONNX node test case, at every level.
+"""The conformance scoreboard: every ONNX node (or model) test case, at every level.
 
 `run_conformance` imports each case of `onnx.backend.test.case.node` (generated
-from the installed onnx package at run time), runs it with `InferenceSession`
-at each requested level, and compares the outputs with the case's expected
+from the installed onnx package at run time) — or, with `kind="models"`, loads
+the model test cases the onnx package ships as files (see MODELS_RULE) — runs
+it with `InferenceSession` at each requested level, and compares the outputs with the case's expected
 ones the way onnx's backend test runner does: same dtype and shape, and
 `|got - expected| <= atol + rtol * |expected|` (NaN equal to NaN), with the
 case's own `rtol` / `atol`; strings exactly; sequences, optionals and maps
@@ -62,6 +63,19 @@ DEFAULT_TIMEOUT = 60.0
 
 SHAPES = ("static", "dynamic")
 
+KINDS = ("node", "models")
+
+MODEL_SUITES = ("simple", "pytorch-converted", "pytorch-operator")
+
+MODELS_RULE = """\
+The model test cases are the folders of `onnx/backend/test/data/<suite>` for the
+suites `simple`, `pytorch-converted` and `pytorch-operator`, read from the
+installed onnx package: each holds `model.onnx` and `test_data_set_*/` with
+`input_<i>.pb` for the i-th graph input that has no initializer and
+`output_<i>.pb` for the i-th graph output, each a TensorProto, SequenceProto or
+OptionalProto as the graph's declared type says. Tolerances are onnx's runner's
+(rtol 1e-3, atol 1e-7, or the case's `data.json`). Cases are grouped by suite."""
+
 DYNAMIC_RULE = """\
 Every case is run on a rewritten model: each dim of each graph input (and of
 the tensors inside sequence and optional inputs) becomes a `dim_param` named
@@ -98,7 +112,11 @@ _ALIASES = {
 
 @dataclass
 class Case:
-    """One ONNX node test case, ready to send to a worker."""
+    """One ONNX test case, ready to send to a worker.
+
+    `op` is the group the scoreboard counts it under: the op a node case tests,
+    the suite of a model case.
+    """
 
     name: str
     op: str
@@ -233,12 +251,22 @@ def _check_shapes(shapes: str) -> None:
         raise RungError(f"unknown --shapes '{shapes}'; known: {', '.join(SHAPES)}")
 
 
-def collect_cases(pattern: str | None = None, shapes: str = "static") -> list[Case]:
-    """The ONNX node test cases (those whose name matches `pattern`), sorted by name.
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise RungError(f"unknown --cases '{kind}'; known: {', '.join(KINDS)}")
+
+
+def collect_cases(
+    pattern: str | None = None, shapes: str = "static", kind: str = "node"
+) -> list[Case]:
+    """The ONNX test cases of `kind` (those whose name matches `pattern`), sorted by name.
 
     With `shapes="dynamic"` each case's model is `with_symbolic_dims` of its own.
     """
     _check_shapes(shapes)
+    _check_kind(kind)
+    if kind == "models":
+        return collect_model_cases(pattern, shapes)
     regex = compile_filter(pattern)
     from onnx.backend.test.case.node import collect_testcases
 
@@ -263,6 +291,98 @@ def collect_cases(pattern: str | None = None, shapes: str = "static") -> list[Ca
                 atol=float(tc.atol),
             )
         )
+    cases.sort(key=lambda c: c.name)
+    return cases
+
+
+def model_data_dir() -> str:
+    """Where the installed onnx package keeps its model test cases."""
+    from onnx.backend.test.loader import DATA_DIR
+
+    return DATA_DIR
+
+
+def _load_value(path: str, tp: TypeProto) -> object:
+    """One `.pb` file of a test data set, read as the graph's declared type says."""
+    import onnx
+    from onnx import numpy_helper
+
+    with open(path, "rb") as f:
+        content = f.read()
+    kind = tp.WhichOneof("value")
+    if kind == "sequence_type":
+        return _normalize(numpy_helper.to_list(onnx.SequenceProto.FromString(content)))
+    if kind == "optional_type":
+        return _normalize(numpy_helper.to_optional(onnx.OptionalProto.FromString(content)))
+    if kind == "tensor_type":
+        return numpy_helper.to_array(onnx.TensorProto.FromString(content))
+    raise RungError(f"'{path}': cannot read a value of type '{kind}'")
+
+
+def _model_data_sets(case_dir: str, model: ModelProto) -> list[tuple[list[object], list[object]]]:
+    """The case's data sets: inputs in the order of the graph inputs without initializer."""
+    initialized = {t.name for t in model.graph.initializer}
+    fed = [vi for vi in model.graph.input if vi.name not in initialized]
+    data_sets = []
+    for set_dir in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set")):
+        where = os.path.join(case_dir, set_dir)
+        inputs = [
+            _load_value(os.path.join(where, f"input_{i}.pb"), vi.type)
+            for i, vi in enumerate(fed)
+            if os.path.exists(os.path.join(where, f"input_{i}.pb"))
+        ]
+        outputs = []
+        for i, vi in enumerate(model.graph.output):
+            path = os.path.join(where, f"output_{i}.pb")
+            if not os.path.exists(path):
+                break
+            outputs.append(_load_value(path, vi.type))
+        data_sets.append((inputs, outputs))
+    return data_sets
+
+
+def _tolerances(case_dir: str) -> tuple[float, float]:
+    rtol, atol = 1e-3, 1e-7  # onnx's loader's defaults for model cases
+    path = os.path.join(case_dir, "data.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        rtol, atol = data.get("rtol", rtol), data.get("atol", atol)
+    return float(rtol), float(atol)
+
+
+def collect_model_cases(pattern: str | None = None, shapes: str = "static") -> list[Case]:
+    """The ONNX model test cases of MODEL_SUITES (see MODELS_RULE), sorted by name."""
+    _check_shapes(shapes)
+    regex = compile_filter(pattern)
+    import onnx
+
+    root = model_data_dir()
+    cases = []
+    for suite in MODEL_SUITES:
+        suite_dir = os.path.join(root, suite)
+        for name in sorted(os.listdir(suite_dir)):
+            case_dir = os.path.join(suite_dir, name)
+            model_path = os.path.join(case_dir, "model.onnx")
+            if not os.path.exists(model_path):
+                continue
+            if regex is not None and not regex.search(name):
+                continue
+            model = onnx.load(model_path)
+            data_sets = _model_data_sets(case_dir, model)
+            if shapes == "dynamic":
+                model = with_symbolic_dims(model)
+            rtol, atol = _tolerances(case_dir)
+            cases.append(
+                Case(
+                    name=name,
+                    op=suite,
+                    model=model.SerializeToString(),
+                    data_sets=data_sets,
+                    rtol=rtol,
+                    atol=atol,
+                )
+            )
     cases.sort(key=lambda c: c.name)
     return cases
 
@@ -457,7 +577,8 @@ def run_case(case: Case, level: str) -> dict[str, str]:
     except Exception as err:
         return _crash(err)
     known = {i.name for i in session.get_inputs()}
-    input_names = [vi.name for vi in model.graph.input]
+    initialized = {t.name for t in model.graph.initializer}
+    input_names = [vi.name for vi in model.graph.input if vi.name not in initialized]
     out_names = [o.name for o in session.get_outputs()]
     for inputs, expected in case.data_sets:
         feed = {n: v for n, v in zip(input_names, inputs, strict=False) if n in known}
@@ -689,6 +810,7 @@ class Report:
     onnx_version: str = field(default="")
     shapes: str = "static"
     comparison: Comparison | None = None
+    kind: str = "node"
 
     def passed(self, level: str) -> int:
         return sum(1 for c in self.cases if self.results[(c.name, level)]["status"] == "pass")
@@ -772,16 +894,19 @@ def run_conformance(
     progress: Callable[[int, int], None] | None = None,
     command: str = "",
     shapes: str = "static",
+    kind: str = "node",
 ) -> Report:
-    """Run the ONNX node test cases (matching `pattern`) at each level.
+    """Run the ONNX test cases of `kind` (matching `pattern`) at each level.
 
-    `shapes="dynamic"` runs them with symbolic input dims (see DYNAMIC_RULE).
+    `shapes="dynamic"` runs them with symbolic input dims (see DYNAMIC_RULE);
+    `kind="models"` runs the model test cases instead of the node ones (see MODELS_RULE).
     """
     from .levels import get_level, load_level_plugin
 
     if not levels:
         raise RungError("give at least one --level")
     _check_shapes(shapes)
+    _check_kind(kind)
     if timeout <= 0:
         raise RungError(f"--timeout must be positive, got {timeout:g}")
     if jobs is not None and jobs < 1:
@@ -795,9 +920,10 @@ def run_conformance(
     start = time.monotonic()
     # The workers start up while the cases are collected.
     with WorkerPool(jobs or available_cpus(), plugins) as pool:
-        cases = collect_cases(pattern, shapes)
+        cases = collect_cases(pattern, shapes, kind)
         if not cases:
-            raise RungError(f"no ONNX node test case matches --filter '{pattern}'")
+            what = "model" if kind == "models" else "node"
+            raise RungError(f"no ONNX {what} test case matches --filter '{pattern}'")
         tasks = [(case, level) for case in cases for level in levels]
         results = pool.run(tasks, timeout=timeout, progress=progress)
     import onnx
@@ -810,6 +936,7 @@ def run_conformance(
         command=command,
         onnx_version=onnx.__version__,
         shapes=shapes,
+        kind=kind,
     )
 
 
@@ -821,19 +948,32 @@ def render_markdown(report: Report) -> str:
     levels = report.levels
     total = len(report.cases)
     dynamic = report.shapes == "dynamic"
+    models = report.kind == "models"
+    title = "# ONNX conformance, model cases" if models else "# ONNX conformance"
+    if models:
+        what = (
+            f"Every ONNX model test case of onnx {report.onnx_version} "
+            f"(`onnx/backend/test/data/{{{','.join(MODEL_SUITES)}}}`, {total} cases)"
+        )
+    else:
+        what = (
+            f"Every ONNX node test case of onnx {report.onnx_version} "
+            f"(`onnx.backend.test.case.node`, {total} cases)"
+        )
     lines = [
         f"<!-- Generated by `{report.command}`; do not edit by hand. -->",
         "",
-        "# ONNX conformance, dynamic shapes" if dynamic else "# ONNX conformance",
+        title + (", dynamic shapes" if dynamic else ""),
         "",
         f"**Generated file.** Regenerate with `{report.command}`.",
         "",
-        f"Every ONNX node test case of onnx {report.onnx_version} "
-        f"(`onnx.backend.test.case.node`, {total} cases) run with "
+        f"{what} run with "
         "`rung.runtime.InferenceSession` at each level and compared with the case's "
         "expected outputs, using the case's own rtol/atol (see `runtime/conformance.py`).",
         "",
     ]
+    if models:
+        lines += [MODELS_RULE, ""]
     if dynamic:
         lines += ["**Dynamic shapes.** " + DYNAMIC_RULE, ""]
     lines += [
@@ -852,13 +992,12 @@ def render_markdown(report: Report) -> str:
         if any(counts[level][category] for level in levels):
             row = " | ".join(str(counts[level][category]) for level in levels)
             lines.append(f"| {category} | {row} |")
+    group = "suite" if models else "op"
+    lines += ["", f"## By {group}", ""]
+    if not models:
+        lines += [ATTRIBUTION_RULE, ""]
     lines += [
-        "",
-        "## By op",
-        "",
-        ATTRIBUTION_RULE,
-        "",
-        "| op | " + " | ".join(levels) + " | failing cases |",
+        f"| {group} | " + " | ".join(levels) + " | failing cases |",
         "| --- | " + " | ".join("---:" for _ in levels) + " | --- |",
     ]
     by_op: dict[str, list[Case]] = {}
@@ -928,6 +1067,7 @@ def render_json(report: Report) -> str:
         "generated_by": report.command,
         "onnx_version": report.onnx_version,
         "shapes": report.shapes,
+        "kind": report.kind,
         "levels": report.levels,
         "summary": {
             level: {
@@ -987,15 +1127,20 @@ __all__ = [
     "ATTRIBUTION_RULE",
     "CATEGORIES",
     "DYNAMIC_RULE",
+    "KINDS",
+    "MODEL_SUITES",
+    "MODELS_RULE",
     "SHAPES",
     "Case",
     "Comparison",
     "Report",
     "collect_cases",
+    "collect_model_cases",
     "compare",
     "compare_reports",
     "load_scoreboard",
     "main_op",
+    "model_data_dir",
     "render_json",
     "render_markdown",
     "run_case",

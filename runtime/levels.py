@@ -71,6 +71,8 @@ from typing import TYPE_CHECKING
 
 from rung.errors import EvaluationError, RungError, UnsupportedOpError
 
+from .collection import rare_full_collections
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
@@ -488,11 +490,12 @@ def lower(
                 timings[stage_name(level)] = 0.0
     if todo and copy:
         module = owned_copy(module)
-    for stage in todo:
-        begin = time.perf_counter()
-        module = _run_stage(stage, module, where, target)
-        if timings is not None:
-            timings[stage.name] = time.perf_counter() - begin
+    with rare_full_collections():
+        for stage in todo:
+            begin = time.perf_counter()
+            module = _run_stage(stage, module, where, target)
+            if timings is not None:
+                timings[stage.name] = time.perf_counter() - begin
     return module
 
 

@@ -234,15 +234,17 @@ def _shape_text(shape: Sequence[int | str | None]) -> str:
 
 def check_value(arg: NodeArg, value: object) -> object:
     """Check one input against its declared type; returns the value to pass on."""
-    from rung.dialects.onnx import OptType
+    from rung.dialects.onnx import OptType, SeqType
 
     type = arg.mlir_type
     if isinstance(type, OptType):
         if value is None:
             return None
         type = type.element_type
+    if isinstance(type, SeqType):
+        return _check_sequence(arg, type, value)
     if not isinstance(type, TensorType | UnrankedTensorType):
-        return value  # sequences, maps: passed through
+        return value  # maps: passed through
     if isinstance(value, np.generic):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
@@ -279,6 +281,43 @@ def check_value(arg: NodeArg, value: object) -> object:
                     f"{_shape_text(arg.shape)}), got shape {list(value.shape)}"
                 )
     return value
+
+
+def _check_sequence(arg: NodeArg, type: Attribute, value: object) -> list[np.ndarray]:
+    """A sequence input: a list (or tuple) of arrays of its element type, strings as object
+    arrays of `str` (the element shapes are the model's to check)."""
+    from rung.dialects.onnx import StringType
+    from rung.importers.onnx.export import numpy_dtype
+
+    if not isinstance(value, list | tuple):
+        raise RungError(
+            f"input '{arg.name}': expected a sequence ({arg.type}) as a list of numpy arrays, "
+            f"got {type_name(value)}"
+        )
+    element = getattr(type.element_type, "element_type", None)  # type: ignore[attr-defined]
+    items = []
+    for i, item in enumerate(value):
+        if isinstance(item, np.generic):
+            item = np.asarray(item)
+        if not isinstance(item, np.ndarray):
+            raise RungError(
+                f"input '{arg.name}': element {i} of the sequence must be a numpy array, "
+                f"got {type_name(item)}"
+            )
+        if isinstance(element, StringType):
+            if item.dtype.kind not in "OUS":
+                raise RungError(
+                    f"input '{arg.name}': element {i} of the sequence must hold strings, got "
+                    f"dtype {item.dtype}"
+                )
+            item = item.astype(object)
+        elif element is not None and item.dtype != numpy_dtype(element):
+            raise RungError(
+                f"input '{arg.name}': element {i} of the sequence must be of "
+                f"{numpy_dtype(element)} ({arg.type}), got {item.dtype}"
+            )
+        items.append(item)
+    return items
 
 
 def type_name(value: object) -> str:

@@ -4,6 +4,7 @@ rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
 rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
 rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
 rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
+rung conformance --cases models --level kernel  # the model tests → docs/conformance-models.md
 """
 
 from __future__ import annotations
@@ -237,11 +238,15 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
     levels = args.levels or ["onnx"]
     output = args.output
     dynamic = args.shapes == "dynamic"
+    models = args.cases == "models"
     if output is None and args.filter is None:
-        output = os.path.join("docs", "conformance-dynamic.md" if dynamic else "conformance.md")
+        stem = "conformance-models" if models else "conformance"
+        output = os.path.join("docs", stem + ("-dynamic.md" if dynamic else ".md"))
     if args.floor is not None and args.floor < 0:
         raise RungError(f"--floor must not be negative, got {args.floor}")
     parts = ["rung conformance", *(f"--level {shlex.quote(lv)}" for lv in levels)]
+    if models:
+        parts.append("--cases models")
     if dynamic:
         parts.append("--shapes dynamic")
     if args.filter is not None:
@@ -261,6 +266,7 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         progress=progress,
         command=" ".join(parts),
         shapes=args.shapes,
+        kind=args.cases,
     )
     if baseline is not None:
         report.comparison = compare_reports(report, baseline, args.compare)
@@ -449,6 +455,14 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/conformance.md, or none with --filter)",
     )
     p.add_argument("--filter", metavar="REGEX", help="only cases whose name matches REGEX")
+    p.add_argument(
+        "--cases",
+        choices=("node", "models"),
+        default="node",
+        help="models: the model test cases onnx ships as files (onnx/backend/test/data/"
+        "{simple,pytorch-converted,pytorch-operator}) instead of the node cases "
+        "(default: node; default output docs/conformance-models.md)",
+    )
     p.add_argument(
         "--shapes",
         choices=("static", "dynamic"),

@@ -15,10 +15,4 @@ KNOWN_FAILURES: dict[str, tuple[str, str]] = {
         EXPORT,
         "torch.export: data-dependent guard in the detection post-processing",
     ),
-    "logistic_regression_zipmap/skl2onnx": (COMPILE, "ZipMap has no lowering"),
-    "logistic_regression_str_labels/skl2onnx": (
-        COMPILE,
-        "LinearClassifier with string class labels",
-    ),
-    "random_forest_str_labels_zipmap/skl2onnx": (COMPILE, "string class labels"),
 }

@@ -22,10 +22,10 @@ from xdsl.dialects.func import FuncOp
 
 from rung.errors import RungError
 
-from . import checks, control, detection, elementwise, linalg, reduce, sequence, tensor
+from . import bits, checks, control, detection, elementwise, linalg, reduce, sequence, tensor
 from .interpreter import HANDLERS, CoreInterpreter, Env, Scope, Value, evaluates
 
-_FAMILIES = (checks, control, detection, elementwise, linalg, reduce, sequence, tensor)
+_FAMILIES = (bits, checks, control, detection, elementwise, linalg, reduce, sequence, tensor)
 """Imported for their registrations."""
 
 

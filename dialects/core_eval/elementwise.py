@@ -23,6 +23,20 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return (1 / (1 + np.exp(-x.astype(np.float64)))).astype(x.dtype)
 
 
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+_ASCII_UPPER = {c + 32: c for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _ascii_case(table: dict[int, int]) -> Callable[[np.ndarray], np.ndarray]:
+    """Strings with their ASCII letters mapped by `table` (other characters unchanged)."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        flat = [str(s).translate(table) for s in x.reshape(-1)]
+        return np.array(flat, dtype=object).reshape(x.shape)
+
+    return apply
+
+
 UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "neg": np.negative,
     "abs": np.abs,
@@ -45,6 +59,8 @@ UNARY: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "isinf": np.isinf,
     "isposinf": np.isposinf,
     "isneginf": np.isneginf,
+    "lower": _ascii_case(_ASCII_LOWER),
+    "upper": _ascii_case(_ASCII_UPPER),
 }  # fmt: skip
 
 

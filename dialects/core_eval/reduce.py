@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from xdsl.ir import Attribute
 
 from rung.dialects import core
+from rung.errors import EvaluationError
 
 from .interpreter import (
     Args,
@@ -39,16 +41,33 @@ _INITIAL: dict[str, Callable[[np.dtype], np.ndarray]] = {"max": lowest, "min": h
 @evaluates(core.ReduceOp)
 def reduce(ev: Scope, op: core.ReduceOp, args: Args) -> list[Value]:
     x = np.asarray(args[0])
-    fn = op.fn.data
-    axes = ints(op.axes)
+    out = _reduce(op.fn.data, x, ints(op.axes), op.input.type, False)
+    return [out.astype(result_dtype(op.result))]
+
+
+@evaluates(core.MaskedReduceOp)
+def masked_reduce(ev: Scope, op: core.MaskedReduceOp, args: Args) -> list[Value]:
+    """core.reduce over the flagged dims, which stay as size 1 (numpy's keepdims)."""
+    x = np.asarray(args[0])
+    mask = np.asarray(args[1]).reshape(-1)
+    if mask.shape != (x.ndim,):
+        raise EvaluationError(
+            f"core.masked_reduce: a mask of {mask.size} flags for a rank-{x.ndim} input"
+        )
+    axes = tuple(int(i) for i in np.flatnonzero(mask))
+    return [_reduce(op.fn.data, x, axes, op.input.type, True).astype(result_dtype(op.result))]
+
+
+def _reduce(fn: str, x: np.ndarray, axes: tuple[int, ...], t: Attribute, keep: bool) -> np.ndarray:
+    """numpy's reduction `fn` of `x` over `axes`, from the identity, sums in the accumulator."""
     if fn in ("sum", "prod"):
-        element = op.input.type.element_type  # type: ignore[attr-defined]
-        out = REDUCE[fn](x.astype(accumulator(element)), axis=axes)
+        element = t.element_type  # type: ignore[attr-defined]
+        out = REDUCE[fn](x.astype(accumulator(element)), axis=axes, keepdims=keep)
     elif fn in _INITIAL:
-        out = REDUCE[fn](x, axis=axes, initial=_INITIAL[fn](x.dtype))
+        out = REDUCE[fn](x, axis=axes, initial=_INITIAL[fn](x.dtype), keepdims=keep)
     else:
-        out = REDUCE[fn](x, axis=axes)
-    return [np.asarray(out).astype(result_dtype(op.result))]
+        out = REDUCE[fn](x, axis=axes, keepdims=keep)
+    return np.asarray(out)
 
 
 @evaluates(core.ArgReduceOp)

@@ -96,4 +96,16 @@ def optional_get(ev: Scope, op: core.OptionalGetOp, args: Args) -> list[Value]:
     return [args[0]]
 
 
+# ---- maps ---------------------------------------------------------------------------------
+
+
+@evaluates(core.ZipMapOp)
+def zip_map(ev: Scope, op: core.ZipMapOp, args: Args) -> list[Value]:
+    """A list of dicts, key to value, one per row, keys in order: what onnxruntime returns
+    for ZipMap (its maps are std::maps)."""
+    keys = np.asarray(args[0]).tolist()
+    rows = np.asarray(args[1]).tolist()
+    return [[dict(sorted(dict(zip(keys, row, strict=True)).items())) for row in rows]]
+
+
 __all__: list[str] = []

@@ -133,13 +133,17 @@ def gather_nd(ev: Scope, op: core.GatherNDOp, args: Args) -> list[Value]:
     batch = data.shape[:b]
     depth = indices.shape[-1]
     out_inner = indices.shape[b:-1] + data.shape[b + depth :]
-    flat_data = data.reshape((-1, *data.shape[b:]))
-    flat_idx = indices.reshape((-1, *indices.shape[b:]))
-    out = []
-    for d, i in zip(flat_data, flat_idx, strict=True):
-        tuples = i.reshape(-1, depth)
-        out.append(np.stack([d[tuple(t)] for t in tuples]).reshape(out_inner))
-    return [np.stack(out).reshape(batch + out_inner)]
+    # Sizes are spelled out: with no tuples at all, a -1 in a reshape would be ambiguous.
+    count = int(np.prod(batch, dtype=np.int64))
+    tuples = int(np.prod(indices.shape[b:-1], dtype=np.int64))
+    sliced = data.shape[b + depth :]
+    flat_data = data.reshape((count, *data.shape[b:]))
+    flat_idx = indices.reshape((count, tuples, depth))
+    out = np.empty((count, tuples, *sliced), dtype=data.dtype)
+    for k in range(count):
+        for p in range(tuples):
+            out[k, p] = flat_data[k][tuple(flat_idx[k, p])]
+    return [out.reshape(batch + out_inner)]
 
 
 _SCATTER: dict[str, Callable[[Value, Value], Value]] = {

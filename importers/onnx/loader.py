@@ -234,7 +234,10 @@ def inline_functions(model: ModelProto) -> ModelProto:
     """Inline model-local functions, so their bodies import as ordinary ops."""
     if not model.functions:
         return model
-    return onnx.inliner.inline_local_functions(model)
+    try:
+        return onnx.inliner.inline_local_functions(model)
+    except RuntimeError as err:  # onnx's C++ inliner reports malformed calls by assertions
+        raise RungError(f"cannot inline the model's local functions: {_first_line(err)}") from None
 
 
 def infer_shapes(model: ModelProto, source: str) -> ModelProto:
@@ -257,14 +260,26 @@ def infer_shapes(model: ModelProto, source: str) -> ModelProto:
             return _infer(explicit)
         except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
             pass
+    lenient = _infer_past_unknown_dims(model, first_error)
+    if lenient is not None:
+        return lenient
     raise RungError(f"'{source}': inconsistent graph: {_first_line(first_error)}") from None
 
 
-def _infer(model: ModelProto) -> ModelProto:
+def _infer(model: ModelProto, strict: bool = True) -> ModelProto:
     light = _without_external_initializers(model)
-    inferred = onnx.shape_inference.infer_shapes(
-        light, check_type=True, strict_mode=True, data_prop=True
-    )
+    seeded = _with_outer_constants(light)
+    if seeded is not None:
+        try:
+            inferred = _run_inference(seeded, strict)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+            pass  # what the seeds reveal is judged as before: without them
+        else:
+            result = ModelProto()
+            result.CopyFrom(model)
+            _carry_back(inferred.graph, result.graph)
+            return result
+    inferred = _run_inference(light, strict)
     if light is model:
         return inferred
     # Inference ran on a copy without the weights: carry its findings back.
@@ -275,6 +290,169 @@ def _infer(model: ModelProto) -> ModelProto:
     del result.graph.output[:]
     result.graph.output.extend(inferred.graph.output)
     return result
+
+
+def _run_inference(model: ModelProto, strict: bool) -> ModelProto:
+    return onnx.shape_inference.infer_shapes(
+        model, check_type=True, strict_mode=strict, data_prop=True
+    )
+
+
+_SEED_LIMIT = 1024
+"""Outer constants of up to this many elements are copied into the subgraphs reading them."""
+
+
+def _with_outer_constants(model: ModelProto) -> ModelProto | None:
+    """A copy whose subgraphs start with the outer constants they read; None if none do.
+
+    ONNX's inference of a subgraph (a Loop or Scan body) sees the types of
+    outer-scope values but not their contents, so a body that unsqueezes or
+    reshapes by an outer constant gets results of unknown rank, and so do the
+    op's outputs. Seeded with copies of those constants, the body is inferred
+    as the main graph would be. The copies break SSA form: only inference
+    sees them (`_carry_back` takes its findings home).
+    """
+    graph = model.graph
+    own = {n.output[0]: n for n in graph.node if _is_small_constant(n)}
+    for t in graph.initializer:
+        if t.data_location != TensorProto.EXTERNAL and _elements(t) <= _SEED_LIMIT:
+            own[t.name] = onnx.helper.make_node("Constant", [], [t.name], value=t)
+    if not _seed_subgraphs(graph, own, apply=False):
+        return None  # the usual case: the model is not copied
+    copy = ModelProto()
+    copy.CopyFrom(model)
+    _seed_subgraphs(copy.graph, own, apply=True)
+    return copy
+
+
+def _seed_subgraphs(
+    graph: onnx.GraphProto, visible: dict[str, onnx.NodeProto], apply: bool
+) -> bool:
+    """Prepend to each subgraph of `graph`'s nodes the `visible` constants it reads
+    (only say whether any does, unless `apply`)."""
+    changed = False
+    for node in graph.node:
+        for attr in node.attribute:
+            for sub in _subgraphs(attr):
+                defined = _defined_names(sub)
+                reads = sorted(n for n in _read_names(sub) if n in visible and n not in defined)
+                if reads and not apply:
+                    return True
+                for i, name in enumerate(reads):
+                    sub.node.insert(i, visible[name])
+                inner = {k: v for k, v in visible.items() if k not in defined}
+                inner.update({n.output[0]: n for n in sub.node if _is_small_constant(n)})
+                changed = _seed_subgraphs(sub, inner, apply) or changed or bool(reads)
+    return changed
+
+
+def _carry_back(inferred: onnx.GraphProto, target: onnx.GraphProto) -> None:
+    """Copy the value types inferred for `inferred` (seeded or not) into `target`.
+
+    A seeded subgraph has its seeds in front, so its own nodes are the last
+    ones; the seeds' names belong to the enclosing graph and are not copied.
+    """
+    seeded = len(inferred.node) - len(target.node)
+    seeds = {out for n in inferred.node[:seeded] for out in n.output}
+    del target.value_info[:]
+    target.value_info.extend(vi for vi in inferred.value_info if vi.name not in seeds)
+    del target.output[:]
+    target.output.extend(inferred.output)
+    for done, node in zip(inferred.node[seeded:], target.node, strict=True):
+        for done_attr, attr in zip(done.attribute, node.attribute, strict=True):
+            for done_sub, sub in zip(_subgraphs(done_attr), _subgraphs(attr), strict=True):
+                _carry_back(done_sub, sub)
+
+
+def _subgraphs(attr: onnx.AttributeProto) -> list[onnx.GraphProto]:
+    if attr.type == onnx.AttributeProto.GRAPH:
+        return [attr.g]
+    if attr.type == onnx.AttributeProto.GRAPHS:
+        return list(attr.graphs)
+    return []
+
+
+def _read_names(graph: onnx.GraphProto) -> set[str]:
+    """Every value name read by `graph`'s nodes, those of its subgraphs included."""
+    names: set[str] = set()
+    for node in graph.node:
+        names.update(n for n in node.input if n)
+        for attr in node.attribute:
+            for sub in _subgraphs(attr):
+                names |= _read_names(sub)
+    return names
+
+
+def _defined_names(graph: onnx.GraphProto) -> set[str]:
+    names = {vi.name for vi in graph.input} | {t.name for t in graph.initializer}
+    return names | {out for n in graph.node for out in n.output}
+
+
+def _is_small_constant(node: onnx.NodeProto) -> bool:
+    if node.op_type != "Constant" or node.domain not in ("", "ai.onnx") or len(node.output) != 1:
+        return False
+    for attr in node.attribute:
+        if attr.name == "value" and attr.t.data_location == TensorProto.EXTERNAL:
+            return False
+        if attr.name == "value" and _elements(attr.t) > _SEED_LIMIT:
+            return False
+        if attr.name in ("sparse_value", "value_strings", "value_string"):
+            return False
+    return True
+
+
+def _elements(t: TensorProto) -> int:
+    n = 1
+    for d in t.dims:
+        n *= d
+    return n
+
+
+_FAILED_NODE = re.compile(r"\(op_type:([^,)]+)(?:, node name: ([^)]*))?\): ([^\n]*)")
+"""One node's complaint in ONNX's strict inference error: op type, node name, message."""
+
+
+def _infer_past_unknown_dims(model: ModelProto, err: Exception) -> ModelProto | None:
+    """Non-strict inference, when every node that failed strict inference has an input
+    of unknown shape; None when any failure is a real inconsistency.
+
+    ONNX's inference of some ops errs on what it does not know: Resize reads an
+    unknown length of `sizes` as 0, and then calls the model inconsistent,
+    though every run gives `sizes` its length. Such a node's outputs keep
+    whatever non-strict inference (or the model's declarations) say, possibly
+    unknown dims; the lowering computes the real shapes. A complaint about
+    types, or one about a node whose input shapes are all known, is an
+    inconsistency of the graph.
+    """
+    if not isinstance(err, onnx.shape_inference.InferenceError):
+        return None
+    failures = _FAILED_NODE.findall(str(err))
+    if not failures or any("type" in message.lower() for _, _, message in failures):
+        return None
+    try:
+        inferred = _infer(model, strict=False)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        return None
+    known = _static_shapes(inferred)
+    for op_type, name, _ in failures:
+        nodes = [
+            n for n in inferred.graph.node if n.op_type == op_type and (not name or n.name == name)
+        ]
+        if not nodes or not all(any(i and i not in known for i in n.input) for n in nodes):
+            return None
+    return inferred
+
+
+def _static_shapes(model: ModelProto) -> set[str]:
+    """Names of the main graph's values whose shapes are fully known."""
+    names = {t.name for t in model.graph.initializer}
+    graph = model.graph
+    for vi in (*graph.input, *graph.value_info, *graph.output):
+        t = vi.type
+        if t.HasField("tensor_type") and t.tensor_type.HasField("shape"):
+            if all(d.HasField("dim_value") for d in t.tensor_type.shape.dim):
+                names.add(vi.name)
+    return names
 
 
 def _with_function_defaults(model: ModelProto) -> ModelProto | None:

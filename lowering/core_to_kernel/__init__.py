@@ -4,18 +4,21 @@
 `tensor` (data movement: transpose, slice, concat, pad, gathers, scatters),
 `reduce` (reductions, arg-reductions, cumulative ops, sort, nonzero),
 `linalg` (matmul, conv, conv_transpose, pooling), `detection`
-(non_max_suppression), `control` (if, loop) and `checks` (run-time checks)
+(non_max_suppression), `control` (if, loop), `sequence` (lists and
+optionals), `bits` (bitcast) and `checks` (run-time checks)
 register their handlers in `registry.TABLE` (by core op class);
 `CoreToKernelPass` applies them and reports what is left.
 """
 
 from . import (  # noqa: F401  (register handlers)
+    bits,
     checks,
     control,
     detection,
     elementwise,
     linalg,
     reduce,
+    sequence,
     tensor,
 )
 from .lower_pass import CoreToKernelPass

@@ -166,7 +166,10 @@ class KernelBuilder:
             if s is None:
                 dynamic.append(d)
         result = MemRefType(t.element_type, shape)
-        if result == t:
+        # One type may stand for other run-time sizes: only the buffer's own sizes are no view.
+        if result == t and all(
+            static_value(d) is not None or self._dims.get((buf, i)) is d for i, d in enumerate(dims)
+        ):
             return buf
         view = self.insert(kernel.ViewOp(buf, result, dynamic)).results[0]  # type: ignore[arg-type]
         self._remember_dims(view, dims)

@@ -55,8 +55,10 @@ from rung.dialects import core, kernel
 
 from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of, static_value
 from .constants import constant_array
+from .elements import kernel_type_of
 from .lower_pass import describe, lower_region_block
 from .registry import lowers
+from .sequence import cast_value, join_types
 
 MAX_STATIC_TRIPS = 2**24
 """A constant trip count above this, for a loop with scan outputs, is taken to mean
@@ -75,11 +77,14 @@ def _view_as(b: KernelBuilder, buf: SSAValue, t: MemRefType, dims: Sequence[Dim]
     return b.insert(kernel.ViewOp(buf, t, sizes)).results[0]
 
 
-def _cast(b: KernelBuilder, buf: SSAValue, t: MemRefType) -> SSAValue:
-    """The same buffer with static dims made `?` (or `?` dims asserted static)."""
-    src = _memref(buf)
-    if src == t:
+def _cast(b: KernelBuilder, buf: SSAValue, t: Attribute) -> SSAValue:
+    """The same buffer with static dims made `?` (or `?` dims asserted static); lists and
+    optionals as `sequence.cast_value` makes them stand for another kernel type."""
+    if buf.type == t:
         return buf
+    if not isinstance(t, MemRefType) or not isinstance(buf.type, MemRefType):
+        return cast_value(b, buf, t, "a value around control flow")
+    src = _memref(buf)
     shape, target = src.get_shape(), t.get_shape()
     mismatch = src.element_type != t.element_type or len(shape) != len(target)
     if mismatch or any(x >= 0 and y >= 0 and x != y for x, y in zip(shape, target, strict=True)):
@@ -87,11 +92,15 @@ def _cast(b: KernelBuilder, buf: SSAValue, t: MemRefType) -> SSAValue:
     return _view_as(b, buf, t, b.dims(buf))
 
 
-def _join(types: Sequence[MemRefType], what: str) -> MemRefType:
-    """The most specific buffer type all of `types` fit: dims that differ become `?`."""
-    first = types[0]
-    shapes = [t.get_shape() for t in types]
-    if any(t.element_type != first.element_type for t in types):
+def _join(types: Sequence[Attribute], what: str) -> Attribute:
+    """The most specific buffer type all of `types` fit: dims that differ become `?`.
+    Lists and optionals join as `sequence.join_types` says."""
+    buffers = [t for t in types if isinstance(t, MemRefType)]
+    if len(buffers) != len(types):
+        return join_types(types, what)
+    first = buffers[0]
+    shapes = [t.get_shape() for t in buffers]
+    if any(t.element_type != first.element_type for t in buffers):
         raise KernelLoweringError(f"{what} changes element type: {', '.join(map(str, types))}")
     if len({len(s) for s in shapes}) != 1:
         raise KernelLoweringError(f"{what} changes rank: {', '.join(map(str, types))}")
@@ -126,7 +135,7 @@ def if_(b: KernelBuilder, op: core.IfOp) -> list[SSAValue]:
     module = b.module
     assert module is not None
     cond = _load_scalar(b, b.buffer(op.cond))
-    types = [memref_of(r.type) for r in op.results]
+    types = [kernel_type_of(r.type) for r in op.results]
     blocks = [Block(), Block()]
     # In place before the branches are filled: their patterns may read constants back,
     # which needs the module they are in.
@@ -179,10 +188,10 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
     iter_types = [
         _join(
             [
-                _memref(b.buffer(init)),
-                memref_of(arg.type),
-                memref_of(out.type),
-                memref_of(result.type),
+                b.buffer(init).type,
+                kernel_type_of(arg.type),
+                kernel_type_of(out.type),
+                kernel_type_of(result.type),
             ],
             f"loop-carried value #{i}",
         )
@@ -227,7 +236,10 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
     args = [
         trip_buf,
         cond_arg_buf,
-        *(_cast(ab, c, memref_of(a.type)) for c, a in zip(carried, body.args[2:], strict=True)),
+        *(
+            _cast(ab, c, kernel_type_of(a.type))
+            for c, a in zip(carried, body.args[2:], strict=True)
+        ),
     ]
     yielded = lower_region_block(ab, body, args, module)
     new_cond = cond if forwards_cond else ab.cast(_load_scalar(ab, yielded[0]), i1)
@@ -266,7 +278,9 @@ def loop(b: KernelBuilder, op: core.LoopOp) -> list[SSAValue]:
 
     final_trip, _, *finals = loop_op.results
 
-    results = [_cast(b, v, memref_of(r.type)) for v, r in zip(finals, op.results[:n], strict=True)]
+    results = [
+        _cast(b, v, kernel_type_of(r.type)) for v, r in zip(finals, op.results[:n], strict=True)
+    ]
     trips: Dim | None = None
     bufs = iter(scan_bufs)
     for result, used in zip(scan_results, live, strict=True):

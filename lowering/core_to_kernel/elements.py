@@ -17,10 +17,13 @@ from xdsl.dialects.builtin import (
     MemRefType,
     Signedness,
     TensorType,
+    UnrankedTensorType,
 )
 from xdsl.ir import Attribute
 
+from rung.dialects import core, kernel_values
 from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES
+from rung.dialects.onnx.types import MapType, SeqType, StringType
 from rung.errors import RungError
 
 FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type, *NARROW_FLOAT_TYPES)
@@ -44,7 +47,7 @@ def is_unsigned(t: Attribute) -> bool:
 
 def check_element(t: Attribute) -> None:
     """Refuse element types C code generation has no representation for, clearly."""
-    if is_float(t) or isinstance(t, IndexType):
+    if is_float(t) or isinstance(t, IndexType | StringType):
         return
     if isinstance(t, IntegerType) and t.width.data in INTEGER_WIDTHS:
         return
@@ -59,6 +62,29 @@ def memref_of(t: Attribute) -> MemRefType:
     return MemRefType(t.element_type, t.get_shape())
 
 
+def kernel_type_of(t: Attribute) -> Attribute:
+    """The kernel type holding a core value: a buffer, a `!kernel.list` or a `!kernel.optional`.
+
+    A list keeps only its elements' element type: each element carries its
+    own shape at run time.
+    """
+    if isinstance(t, SeqType) and isinstance(t.element_type, MapType):  # core.zip_map's
+        return kernel_values.ListType(t.element_type)
+    if isinstance(t, core.ListType):
+        inner = t.element_type
+        assert isinstance(inner, TensorType | UnrankedTensorType)
+        check_element(inner.element_type)
+        return kernel_values.ListType(inner.element_type)
+    if isinstance(t, core.OptionalType):
+        inner = t.element_type
+        if isinstance(inner, UnrankedTensorType):
+            raise KernelLoweringError(
+                f"an optional of an unranked tensor ({t}) has no kernel representation"
+            )
+        return kernel_values.OptionalType(kernel_type_of(inner))  # type: ignore[arg-type]
+    return memref_of(t)
+
+
 __all__ = [
     "FLOATS",
     "INTEGER_WIDTHS",
@@ -66,5 +92,6 @@ __all__ = [
     "check_element",
     "is_float",
     "is_unsigned",
+    "kernel_type_of",
     "memref_of",
 ]

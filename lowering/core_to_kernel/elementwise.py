@@ -25,7 +25,7 @@ from rung.dialects import core, kernel
 from rung.dialects.dtypes import numpy_dtype
 from rung.dialects.dtypes import saturation_bound as small_float_bound
 
-from .builder import Dim, KernelBuilder, memref_of
+from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of
 from .registry import lowers
 
 
@@ -106,8 +106,9 @@ def shape_operand_dims(b: KernelBuilder, result: SSAValue, shape: SSAValue | Non
     for i, d in enumerate(t.get_shape()):
         if d >= 0:
             dims.append(d)
+        elif shape_buf is None:
+            raise KernelLoweringError(f"a dynamic result ({t}) needs a shape operand")
         else:
-            assert shape_buf is not None, "a dynamic result needs a shape operand"
             dims.append(b.load_dim(shape_buf, i))
     return dims
 

@@ -8,8 +8,9 @@ buffer of its own; the memory plan later lets buffers whose lifetimes do not
 overlap share storage.
 
 Before anything is built, every op of the function is checked: ops with no
-handler, and values of types the kernel level cannot hold (lists, optionals,
+handler, and values of types the kernel level cannot hold (unranked tensors,
 unsupported element types), are reported together, each with its location.
+Lists and optionals become `!kernel.list` and `!kernel.optional` values.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rung.dialects import core
 
-from .builder import KernelBuilder, KernelLoweringError, memref_of
+from .builder import KernelBuilder, KernelLoweringError
+from .elements import kernel_type_of
 from .registry import lowering_for
 
 
@@ -44,7 +46,7 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
     lines = []
     for arg in func.body.block.args:
         try:
-            memref_of(arg.type)
+            kernel_type_of(arg.type)
         except KernelLoweringError as err:
             lines.append(f"function '{func.sym_name.data}' argument #{arg.index}: {err.message}")
     for op in func.walk():
@@ -55,7 +57,7 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
             continue
         for r in op.results:
             try:
-                memref_of(r.type)
+                kernel_type_of(r.type)
             except KernelLoweringError as err:
                 lines.append(f"failed to lower {describe(op, module)}: {err.message}")
                 break
@@ -101,10 +103,10 @@ def lower_region_block(
 def lower_function(func: FuncOp, module: ModuleOp) -> FuncOp:
     """The kernel-level version of a core-level function (inserted before it)."""
     old = func.body.block
-    arg_types = [memref_of(a.type) for a in old.args]
+    arg_types = [kernel_type_of(a.type) for a in old.args]
     ret = old.last_op
     assert isinstance(ret, ReturnOp)
-    result_types = [memref_of(v.type) for v in ret.arguments]
+    result_types = [kernel_type_of(v.type) for v in ret.arguments]
     block = Block(arg_types=arg_types)
     for new_arg, old_arg in zip(block.args, old.args, strict=True):
         new_arg.name_hint = old_arg.name_hint

@@ -20,6 +20,10 @@ accumulate in i1. An empty reduction gives the identity. The scalar
 semantics come from `KernelBuilder.binary`, so `max`/`min` propagate NaN as
 core.binary does.
 
+`core.masked_reduce` (dims chosen at run time by a mask) always takes the
+second form, with every loop marked `reduction`, the result's index being
+the input's with the flagged dims set to 0.
+
 `core.cumulative` follows the same choice: a running value in `iter_args`
 when the axis is innermost, otherwise a nest that reads the previous line of
 the result. `core.arg_reduce` carries (best value, index) in `iter_args`.
@@ -184,6 +188,49 @@ def _reduce_into_buffer(
             b.store(how.finish(b, b.load(acc, ivs)), out, ivs)
 
         b.parallel(kept_dims, finish)
+
+
+@lowers(core.MaskedReduceOp)
+def masked_reduce(b: KernelBuilder, op: core.MaskedReduceOp) -> list[SSAValue]:
+    """The result is set to the identity, then one nest over the input adds each element
+    at its index with the flagged dims set to 0.
+
+    Which dims are reduced is known only at run time, so every loop of the nest
+    is marked `reduction` (two input elements may meet in one result element).
+    """
+    x = b.buffer(op.input)
+    mask = b.buffer(op.mask)
+    dims = b.dims(x)
+    flags = [b.load(mask, [i]) for i in range(len(dims))]
+    out_dims: list[Dim] = [
+        d if _static_size(d) == 1 else b.select_index(flag, 1, d)
+        for d, flag in zip(dims, flags, strict=True)
+    ]
+    how = _Reduction(op.fn.data, _element(op.input), _element(op.result))
+    out = b.alloc_for(op.result, out_dims)
+    acc = out if how.acc == how.result else b.alloc(how.acc, out_dims)
+
+    def init(b: KernelBuilder, ivs: list[SSAValue]) -> None:
+        b.store(how.init(b), acc, ivs)
+
+    b.parallel(out_dims, init)
+
+    def body(b: KernelBuilder, ivs: list[SSAValue], _: list[SSAValue]) -> None:
+        at = [
+            0 if _static_size(d) == 1 else b.select_index(flag, 0, iv)
+            for d, flag, iv in zip(dims, flags, ivs, strict=True)
+        ]
+        value = how.take(b, b.load(x, ivs))
+        b.store(how.fold(b, b.load(acc, at), value), acc, at)
+
+    b.loop(dims, ["reduction"] * len(dims), body)
+    if acc is not out:
+
+        def finish(b: KernelBuilder, ivs: list[SSAValue]) -> None:
+            b.store(how.finish(b, b.load(acc, ivs)), out, ivs)
+
+        b.parallel(out_dims, finish)
+    return [out]
 
 
 def _better(b: KernelBuilder, fn: str, last: bool, v: SSAValue, best: SSAValue) -> SSAValue:

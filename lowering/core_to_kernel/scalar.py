@@ -21,6 +21,8 @@ from xdsl.dialects.builtin import IndexType, IntegerType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import kernel
+from rung.dialects.kernel_values import StrCaseOp, StrCmpOp
+from rung.dialects.onnx.types import StringType
 
 from .elements import KernelLoweringError, is_float, is_unsigned
 
@@ -48,6 +50,8 @@ _FLOAT_MATH: dict[str, type] = {
 
 def unary(b: ScalarEmitter, fn: str, x: SSAValue) -> SSAValue:
     t = x.type
+    if isinstance(t, StringType) and fn in ("lower", "upper"):
+        return b.op1(StrCaseOp, fn, x)
     if is_float(t):
         if fn in _FLOAT_MATH:
             return b.op1(_FLOAT_MATH[fn], x)
@@ -158,6 +162,8 @@ def compare(b: ScalarEmitter, pred: str, x: SSAValue, y: SSAValue) -> SSAValue:
     t = x.type
     if is_float(t):
         return b.op1(arith.CmpfOp, x, y, _FLOAT_PRED[pred])
+    if isinstance(t, StringType):  # bytewise, by the sign of strcmp
+        x, y = b.op1(StrCmpOp, x, y), b.const(0, IntegerType(32))
     table = _UNSIGNED_PRED if is_unsigned(t) else _SIGNED_PRED
     return b.op1(arith.CmpiOp, x, y, table[pred])
 
@@ -166,6 +172,8 @@ def cast(b: ScalarEmitter, x: SSAValue, to: Attribute) -> SSAValue:
     src = x.type
     if src == to:
         return x
+    if isinstance(src, StringType) or isinstance(to, StringType):
+        raise KernelLoweringError(f"a cast from {src} to {to} has no kernel lowering")
     if isinstance(to, IntegerType) and to.width.data == 1:
         zero = b.const(0.0 if is_float(src) else 0, src)
         return compare(b, "ne", x, zero)

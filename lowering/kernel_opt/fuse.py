@@ -275,8 +275,15 @@ def _loads_of(p: Producer) -> list[kernel.LoadOp] | None:
     return found
 
 
-def plan(p: Producer) -> list[Consumer] | None:
-    """The consumers to inline `p` into, or None when it must stay (see the module doc)."""
+Written = dict[Operation, Roots | None]
+"""What ops write (`analysis.writes`), remembered while the pass runs: inlining adds
+loads and scalar ops to consumers, never a store, so what an op writes stays what it
+was, and a producer need not walk again the nests that earlier ones walked."""
+
+
+def plan(p: Producer, written: Written | None = None) -> list[Consumer] | None:
+    """The consumers to inline `p` into, or None when it must stay (see the module doc);
+    `written` remembers what the ops on the way write."""
     block = p.loop.parent
     assert block is not None
     loads: dict[Operation, list[kernel.LoadOp]] = {}
@@ -300,12 +307,12 @@ def plan(p: Producer) -> list[Consumer] | None:
                 return None
         if p.ops > SERIAL_OPS and _in_register_reduction(consumer.loads[0], consumer.op):
             return None
-    if not _safe_to_move_to(p, {c.op for c in consumers}):
+    if not _safe_to_move_to(p, {c.op for c in consumers}, {} if written is None else written):
         return None
     return consumers
 
 
-def _safe_to_move_to(p: Producer, consumers: set[Operation]) -> bool:
+def _safe_to_move_to(p: Producer, consumers: set[Operation], written: Written) -> bool:
     """Whether every consumer comes after the producer, with no op on the way (the
     consumers included) that may write what the producer reads.
 
@@ -316,7 +323,9 @@ def _safe_to_move_to(p: Producer, consumers: set[Operation]) -> bool:
     pending = set(consumers)
     op = p.loop.next_op
     while op is not None and pending:
-        if conflicts(writes(op), p.reads):
+        if op not in written:
+            written[op] = writes(op)
+        if conflicts(written[op], p.reads):
             return False
         pending.discard(op)
         op = op.next_op
@@ -391,14 +400,21 @@ class FoldDimOfAlloc(RewritePattern):
 
 
 class InlineElementwiseProducer(RewritePattern):
-    """Inline an elementwise producer nest into every consumer, then erase it and its buffer."""
+    """Inline an elementwise producer nest into every consumer, then erase it and its buffer.
+
+    `written`, if given, remembers what ops write from one rewrite to the next (see
+    `Written`): only for a walk that applies no pattern adding a store.
+    """
+
+    def __init__(self, written: Written | None = None) -> None:
+        self.written = written
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
         p = as_producer(op)
         if p is None:
             return
-        consumers = plan(p)
+        consumers = plan(p, self.written)
         if consumers is None:
             return
         for consumer in consumers:
@@ -425,7 +441,8 @@ class FuseElementwisePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(FoldDimOfAlloc(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([InlineElementwiseProducer()]), apply_recursively=True
+            GreedyRewritePatternApplier([InlineElementwiseProducer(written={})]),
+            apply_recursively=True,
         ).rewrite_module(op)
 
 

@@ -18,7 +18,8 @@ Each op is written by one emitter, registered by op class in
 `emitter.EMITTERS` and grouped by family: `scalar` (arith, math), `memory`
 (alloc, weights, views, copy, load, store, dim), `control` (kernel.loop,
 scf.if, scf.while, and cf.assert, a run-time check) and `calls` (matmul and
-runtime calls). `c_types` spells types and literals; `emit.generate_c` wraps
+runtime calls), and `values` (lists, optionals, strings, and their side of the
+ABI). `c_types` spells types and literals; `emit.generate_c` wraps
 the body in the C ABI.
 
 A plugin that adds an op below kernel level gives it C the same way:
@@ -34,7 +35,7 @@ A plugin that adds an op below kernel level gives it C the same way:
 whose result is one C expression of their operands).
 """
 
-from . import calls, control, memory, scalar  # noqa: F401  (register emitters)
+from . import calls, control, memory, scalar, values  # noqa: F401  (register emitters)
 from .emit import RUNTIME_HEADER, CodegenError, CProgram, Signature, generate_c
 from .emitter import EMITTERS, Emitter, add_emitter, emits
 

@@ -23,7 +23,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from rung.dialects.kernel_values import ListType, OptionalType
 from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES
+from rung.dialects.onnx.types import StringType
 from rung.errors import RungError
 
 
@@ -58,6 +60,8 @@ def storage_type(t: Attribute) -> str:
         return "uint8_t"
     if isinstance(t, IndexType):
         return "int64_t"
+    if isinstance(t, StringType):
+        return "const char *"  # UTF-8, NUL-terminated (see rung_seq.h)
     if isinstance(t, IntegerType):
         w = t.width.data
         if w == 1:
@@ -71,9 +75,14 @@ def storage_type(t: Attribute) -> str:
 
 
 def scalar_type(t: Attribute) -> str:
-    """The C type of a scalar value (half and narrower floats compute as float)."""
+    """The C type of a scalar value (half and narrower floats compute as float); a list or
+    an optional is a pointer to its (never written) value, NULL for an empty optional."""
     if is_half(t):
         return "float"
+    if isinstance(t, ListType):
+        return "const rung_sequence *"
+    if isinstance(t, OptionalType):
+        return "const rung_tensor *"
     return storage_type(t)
 
 
@@ -146,6 +155,21 @@ def int_literal(value: int, t: Attribute) -> str:
     if value == -(1 << 31):
         return "INT32_MIN"
     return str(value)
+
+
+def c_string_literal(text: str) -> str:
+    """`text` as a C string literal of its UTF-8 bytes: printable ASCII as it is, every
+    other byte as a three-digit octal escape (which, unlike `\\x`, ends by itself)."""
+    out = []
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch in '"\\' or ch == "?":  # `?`: no trigraphs
+            out.append("\\" + ch)
+        elif 32 <= byte < 127:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
 
 
 def paren(expr: str) -> str:

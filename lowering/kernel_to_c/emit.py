@@ -34,9 +34,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
+from rung.dialects.onnx.types import StringType
 
 from .c_types import (
     CodegenError,
+    c_string_literal,
     float_literal,
     int_literal,
     is_float,
@@ -47,6 +49,11 @@ from .c_types import (
 )
 from .emitter import Emitter, Weight
 from .outline import DEFAULT_OUTLINING, Body, Outlining, Piece, split
+from .values import ABI_RULES, ABI_TYPES, is_value_port, port_element
+from .values import bind_input as bind_value_input
+from .values import check_input as check_value_input
+from .values import copy_output as copy_value_output
+from .values import describe as describe_value
 
 RUNTIME_HEADER = Path(__file__).with_name("rung_runtime.h")
 """The C runtime every generated file includes: ABI types, helpers, microkernels."""
@@ -77,6 +84,10 @@ class CProgram:
     signature: Signature
     arena_bytes: int
     uses_openmp: bool = False
+    parts: int = 0
+    """How many functions `_run` is split into (`outline`); 0 if it is one."""
+    cold_parts: int = 0
+    """How many of those are cold (built for size, not speed)."""
 
 
 def _entry(e: Emitter, func: FuncOp) -> tuple[Signature, list[Piece]]:
@@ -112,6 +123,10 @@ def _dim_names(func: FuncOp, i: int) -> list[str]:
 def _bind_input(e: Emitter, func: FuncOp, i: int, arg: SSAValue) -> Port:
     """Bind argument `i` to the data and run-time dims of `inputs[i]`."""
     t = arg.type
+    if is_value_port(port_element(t)):  # a list, an optional, strings: see `values`
+        name = _arg_name(func, i, "arg_attrs") or arg.name_hint or f"input{i}"
+        bind_value_input(e, arg, i, name)
+        return name, port_element(t), _shape(t) if isinstance(t, MemRefType) else []
     if not isinstance(t, MemRefType):
         raise CodegenError(f"argument #{i} of the entry function is not a buffer ({t})")
     ptr = e.fresh(_arg_name(func, i, "arg_attrs") or arg.name_hint, "in")
@@ -133,8 +148,12 @@ def _bind_input(e: Emitter, func: FuncOp, i: int, arg: SSAValue) -> Port:
 
 def _copy_output(e: Emitter, func: FuncOp, i: int, v: SSAValue) -> Port:
     """Fill `outputs[i]` with a copy of the returned buffer `v` (the arena is the caller's)."""
-    buf = e.buffer(v)
     t = v.type
+    if is_value_port(port_element(t)):  # a list, an optional, strings: see `values`
+        copy_value_output(e, v, i)
+        name = _arg_name(func, i, "res_attrs") or f"output{i}"
+        return name, port_element(t), _shape(t) if isinstance(t, MemRefType) else []
+    buf = e.buffer(v)
     assert isinstance(t, MemRefType)
     ctype = storage_type(t.element_type)
     count = buf.count()
@@ -167,7 +186,9 @@ def _c_string(text: str) -> str:
 def _array_literal(weight: Weight) -> str:
     flat = weight.array.reshape(-1)
     t = weight.element
-    if isinstance(t, BFloat16Type):
+    if isinstance(t, StringType):
+        values = [c_string_literal(str(v)) for v in flat]
+    elif isinstance(t, BFloat16Type):
         values = [str(int(v)) for v in flat.view(np.uint16)]
     elif narrow_float(t) is not None:
         values = [str(int(v)) for v in flat.view(np.uint8)]
@@ -189,6 +210,9 @@ def _check_inputs(sig: Signature, prefix: str) -> list[str]:
     out = []
     for i, (name, element, shape) in enumerate(sig.inputs):
         label = _c_string(f"input {i} ('{name}')")
+        if is_value_port(element):
+            out += check_value_input(i, label, element, shape)
+            continue
         out.append(
             f"  if (inputs[{i}].dtype != {ONNX_FROM_MLIR[element]} || inputs[{i}].rank != "
             f'{len(shape)}) return rung_error({label}, "has the wrong type or rank");'
@@ -255,7 +279,17 @@ def generate_c(
     decls, setup, weights = _weights(emitter.weights)
     source = _source(prefix, emitter, body, sig, arena, decls, setup, len(weights))
     header = _header(prefix, sig, arena)
-    return CProgram(prefix, source, header, weights, sig, arena, uses_openmp=emitter.uses_openmp)
+    return CProgram(
+        prefix,
+        source,
+        header,
+        weights,
+        sig,
+        arena,
+        uses_openmp=emitter.uses_openmp,
+        parts=len(body.functions),
+        cold_parts=body.cold,
+    )
 
 
 def _weights(weights: list[Weight]) -> tuple[list[str], list[str], bytes]:
@@ -266,7 +300,11 @@ def _weights(weights: list[Weight]) -> tuple[list[str], list[str], bytes]:
     setup = []
     for w in weights:
         ctype = storage_type(w.element)
-        if w.offset is None:
+        if isinstance(w.element, StringType):  # `const char *const`: the strings and pointers
+            decls.append(f"static {ctype}const {w.name}[{max(w.array.size, 1)}] = {{")
+            decls.append(_array_literal(w) if w.array.size else '  "",')
+            decls.append("};")
+        elif w.offset is None:
             decls.append(f"static const {ctype} {w.name}[{max(w.array.size, 1)}] = {{")
             decls.append(_array_literal(w) if w.array.size else "  0,")
             decls.append("};")
@@ -359,6 +397,9 @@ def _header(p: str, sig: Signature, arena: int) -> str:
     def describe(items: list[Port]) -> str:
         lines = []
         for i, (name, element, shape) in enumerate(items):
+            if is_value_port(element):
+                lines.append(f" *   [{i}] {name}: {describe_value(element, shape)}")
+                continue
             dims = "x".join("?" if d < 0 else str(d) for d in shape) or "scalar"
             lines.append(
                 f" *   [{i}] {name}: {storage_type(element)} [{dims}] (dtype {ONNX_FROM_MLIR[element]})"
@@ -366,6 +407,9 @@ def _header(p: str, sig: Signature, arena: int) -> str:
         return "\n".join(lines)
 
     guard = f"RUNG_{p.upper()}_H"
+    values = any(is_value_port(element) for _, element, _ in sig.inputs + sig.outputs)
+    rules = ABI_RULES if values else ""
+    types = ABI_TYPES if values else ""
     return f"""/* Generated by rung. Do not edit.
  *
  * The interface of the compiled model `{p}`.
@@ -381,7 +425,7 @@ def _header(p: str, sig: Signature, arena: int) -> str:
  * bytes, 64-byte aligned, owned by the caller. Outputs are allocated by
  * {p}_run; release each outputs[i].data with {p}_free. A non-zero return is
  * an error, described by {p}_last_error().
- */
+{rules} */
 #ifndef {guard}
 #define {guard}
 
@@ -398,7 +442,7 @@ typedef struct rung_tensor {{
   int64_t shape[RUNG_MAX_RANK];
 }} rung_tensor;
 #endif
-
+{types}
 #ifdef __cplusplus
 extern "C" {{
 #endif

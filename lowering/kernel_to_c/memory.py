@@ -53,7 +53,7 @@ def constant(e: Emitter, op: kernel.ConstantOp) -> None:
     name = e.fresh(op.result.name_hint, "w")
     weight = Weight(name, t.element_type, array)
     nbytes = array.size * array.dtype.itemsize
-    if nbytes > INLINE_LIMIT:
+    if nbytes > INLINE_LIMIT and array.dtype != object:  # strings stay in the source
         e.weight_bytes = (e.weight_bytes + ALIGN - 1) // ALIGN * ALIGN
         weight.offset = e.weight_bytes
         e.weight_bytes += nbytes

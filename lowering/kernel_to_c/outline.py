@@ -33,20 +33,31 @@ as `Emitter.names` and `Emitter.buffers` spell them.
 
 Parts are static functions called once, which gcc may inline back: it does
 not, past its limits on the growth of a large function, which `_run` soon is.
+
+Cold parts: a top-level op whose `work` (scalar ops it executes: loop trips
+times the ops of the body, a matmul's multiply-adds) is below `cold_work`
+takes microseconds however well it is compiled, yet costs gcc -O3 as much
+time per line as a hot one (unrolling and vectorizing its short loops). A
+run of such ops of at least `cold_lines` lines is a part of its own, marked
+`RUNG_COLD` (gcc's `cold`: optimized for size, not speed), which gcc builds
+in a quarter of the time; such a run splits `_run` even when it is shorter
+than `above_lines`. Shorter runs stay in the parts around them, so a few
+small ops between large ones change nothing.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from rung.dialects import kernel
 
-from .c_types import scalar_type, storage_type
+from .c_types import is_float, scalar_type, storage_type
 from .emitter import Emitter
 
 OUTLINE_ABOVE_LINES = 2500
@@ -63,17 +74,33 @@ part of its own). gcc built a 2,000-node model in 21 s of CPU in parts of 200 or
 100 lines ran 5% more instructions on a model of tiny ops (the calls, and values
 no longer forwarded from one loop to the next); parts of 400, none more."""
 
+COLD_WORK = 1 << 14
+"""A top-level op of less `work` than this is cold. In the zoo's models (ResNet-50,
+DenseNet-121, Inception, ShuffleNet, SqueezeNet) such ops are under 0.02% of the
+work; a generated model of 1,000 tiny nodes built in 3 s of CPU with its parts
+cold instead of 12 (and ran in 0.10 ms instead of 0.06)."""
+
+COLD_LINES = PART_LINES
+"""The fewest lines of consecutive cold ops that make a cold part: fewer would
+only cut the hot parts around them into more pieces."""
+
 HEAP_PARAM = "heap_io"
 """A part's parameter for `_run`'s heap (reserved in `c_names`, as `heap` is)."""
+
+COLD_ATTRIBUTE = "RUNG_COLD"
+"""The runtime header's macro before a cold part (gcc's and clang's `cold` attribute)."""
 
 
 @dataclass(frozen=True)
 class Outlining:
-    """When `_run` is split, and into how large parts (in lines of C).
-    `above_lines=None` never splits."""
+    """When `_run` is split, and into how large parts (in lines of C); which runs
+    of ops are cold parts. `above_lines=None` never splits, `cold_work=None`
+    makes no part cold."""
 
     above_lines: int | None = OUTLINE_ABOVE_LINES
     part_lines: int = PART_LINES
+    cold_work: int | None = COLD_WORK
+    cold_lines: int = COLD_LINES
 
 
 DEFAULT_OUTLINING = Outlining()
@@ -95,14 +122,24 @@ class Body:
 
     lines: list[str]
     functions: list[str] = field(default_factory=list)
+    cold: int = 0
+    """How many of the functions are cold parts."""
 
 
 def split(e: Emitter, pieces: list[Piece], outlining: Outlining) -> Body:
-    """The body of `_run` from the pieces, in parts if it has more lines than allowed."""
+    """The body of `_run` from the pieces, in parts if it has more lines than allowed
+    or cold ops enough for a cold part."""
     lines = [line for piece in pieces for line in piece.lines]
-    if outlining.above_lines is None or len(lines) <= outlining.above_lines:
+    if outlining.above_lines is None:
         return Body(lines)
-    return _Layout(e, pieces).split(outlining.part_lines)
+    if len(lines) <= outlining.above_lines:
+        if outlining.cold_work is None or len(lines) < outlining.cold_lines:
+            return Body(lines)
+        layout = _Layout(e, pieces)
+        if not any(layout.cold(outlining.cold_work, outlining.cold_lines).values()):
+            return Body(lines)
+        return layout.split(outlining)
+    return _Layout(e, pieces).split(outlining)
 
 
 # ---- where each top-level op goes -------------------------------------------------------------
@@ -143,6 +180,67 @@ def outside_uses(op: Operation) -> list[SSAValue]:
     return list(uses)
 
 
+CHEAP_DIALECTS = ("arith", "math", "cf")
+"""Dialects whose ops are one scalar operation (or a check) each."""
+
+CHEAP_OPS = (
+    kernel.LoadOp,
+    kernel.StoreOp,
+    kernel.YieldOp,
+    kernel.AllocOp,
+    kernel.DeallocOp,
+    kernel.ConstantOp,
+    kernel.DimOp,
+    kernel.ViewOp,
+    kernel.SubviewOp,
+)
+"""Kernel ops that do one scalar operation or none (a pointer, a size)."""
+
+
+def work(op: Operation) -> float:
+    """About how many scalar operations `op` executes: a loop its trips times its
+    body's work, a matmul its multiply-adds, another op on buffers their elements;
+    `math.inf` where that depends on run-time sizes or is not known."""
+    if isinstance(op, kernel.LoopOp):
+        trips = 1
+        for bound, step in zip(op.bounds(), op.step_sizes, strict=True):
+            if not isinstance(bound, int):
+                return math.inf
+            trips *= -(-bound // step)
+        return trips * sum(work(o) for o in op.body.block.ops)
+    if isinstance(op, kernel.MatmulOp):
+        lhs, out = _static_shape(op.lhs), _static_shape(op.out)
+        if lhs is None or out is None:
+            return math.inf
+        return math.prod(out) * lhs[-1]
+    if isinstance(op, CHEAP_OPS) or op.dialect_name() in CHEAP_DIALECTS:
+        return 1 + sum(work(o) for region in op.regions for o in region.ops)
+    if op.regions:
+        return math.inf
+    total = 1
+    for v in (*op.operands, *op.results):
+        shape = _static_shape(v)
+        if shape is None:
+            return math.inf
+        total += math.prod(shape)
+    return total
+
+
+def _neutral(op: Operation) -> bool:
+    """Whether `op` is one statement that goes with the op after it (an allocation, a
+    check), whether that op is cold or not."""
+    return not op.regions and (isinstance(op, CHEAP_OPS) or op.dialect_name() in CHEAP_DIALECTS)
+
+
+def _static_shape(v: SSAValue) -> tuple[int, ...] | None:
+    """`v`'s shape if it is a buffer of static shape, () if it is a scalar, else None."""
+    t = v.type
+    if isinstance(t, MemRefType):
+        shape = t.get_shape()
+        return None if any(d < 0 for d in shape) else shape
+    return () if isinstance(t, IntegerType | IndexType) or is_float(t) else None
+
+
 class _Layout:
     """The pieces of one `_run` and what each needs from the others."""
 
@@ -158,7 +256,7 @@ class _Layout:
 
     # -- the layout ----------------------------------------------------------------------------
 
-    def split(self, part_lines: int) -> Body:
+    def split(self, outlining: Outlining) -> Body:
         """`_run`: the inputs, a call of each part (after declaring the names it hands
         back), then the outputs."""
         last = len(self.pieces) - 1
@@ -166,9 +264,11 @@ class _Layout:
         assert block is not None
         self.declared.update(n for arg in block.args for n, _ in self._variables(arg))
         body = Body(list(self.pieces[0].lines))
-        for run in self._runs(part_lines):
+        cold = self.cold(outlining.cold_work, outlining.cold_lines)
+        for run in self._runs(outlining.part_lines, cold):
             name = self._unique(f"{self.e.prefix}_part{len(body.functions) + 1}")
-            function, lines = self._part(name, run)
+            function, lines = self._part(name, run, cold[run[0]])
+            body.cold += cold[run[0]]
             body.functions.append(function)
             body.lines.extend(lines)
         derived, _ = self._needs(self.uses[last], set())
@@ -177,10 +277,46 @@ class _Layout:
         body.lines.extend(self.pieces[last].lines)
         return body
 
-    def _runs(self, part_lines: int) -> list[list[int]]:
+    def _moved(self) -> list[int]:
+        """The pieces that parts hold (not the inputs' and outputs', nor re-derived ones)."""
+        return [
+            i
+            for i in range(1, len(self.pieces) - 1)
+            if not rederived(self.pieces[i].op)  # type: ignore[arg-type]
+        ]
+
+    def cold(self, cold_work: int | None, cold_lines: int) -> dict[int, bool]:
+        """Whether each moved piece goes into a cold part: its op's work is below
+        `cold_work` (a neutral op's: the next op's), in a run of such pieces
+        (re-derived ones between them count) of at least `cold_lines` lines."""
+        moved = self._moved()
+        cold: dict[int, bool] = {}
+        following = cold_work is None  # the temperature of the next op that has one
+        for i in reversed(moved):
+            op = self.pieces[i].op
+            assert op is not None
+            if not _neutral(op):
+                following = cold_work is not None and work(op) < cold_work
+            cold[i] = following
+        start = 0
+        while start < len(moved):
+            end = start + 1
+            while end < len(moved) and cold[moved[end]] == cold[moved[start]]:
+                end += 1
+            if cold[moved[start]]:
+                first, last = moved[start], moved[end - 1]
+                lines = sum(len(p.lines) for p in self.pieces[first : last + 1])
+                if lines < cold_lines:
+                    for i in moved[start:end]:
+                        cold[i] = False
+            start = end
+        return cold
+
+    def _runs(self, part_lines: int, cold: dict[int, bool]) -> list[list[int]]:
         """The runs of consecutive top-level pieces, each a part: about `part_lines` lines,
         counting the re-derived declarations among them (mostly of the buffers of the ops
-        that follow), which are repeated where needed rather than moved."""
+        that follow), which are repeated where needed rather than moved; all cold or all
+        not."""
         runs: list[list[int]] = []
         size = pending = 0
         for i, piece in enumerate(self.pieces[1:-1], start=1):
@@ -188,7 +324,7 @@ class _Layout:
             if rederived(piece.op):  # type: ignore[arg-type]
                 pending += n
                 continue
-            if not runs or size + pending + n > part_lines:
+            if not runs or size + pending + n > part_lines or cold[i] != cold[runs[-1][0]]:
                 runs.append([])
                 size = 0
             runs[-1].append(i)
@@ -204,9 +340,9 @@ class _Layout:
         self.e.used.add(name)
         return name
 
-    def _part(self, function: str, run: list[int]) -> tuple[str, list[str]]:
-        """The function of the pieces `run`, and the lines of `_run` that declare what it
-        hands back and call it."""
+    def _part(self, function: str, run: list[int], cold: bool) -> tuple[str, list[str]]:
+        """The function of the pieces `run` (`cold`: marked so), and the lines of `_run`
+        that declare what it hands back and call it."""
         inside = set(run)
         uses = dict.fromkeys(v for i in run for v in self.uses[i])
         derived, received = self._needs(uses, inside)
@@ -224,7 +360,7 @@ class _Layout:
             + [f"{_spaced(ctype)}*const {out}" for _, ctype, out in back]
         )
         lines = [
-            f"static int {function}({signature}) {{",
+            f"{COLD_ATTRIBUTE + ' ' if cold else ''}static int {function}({signature}) {{",
             f"  rung_heap heap = *{HEAP_PARAM};",
             "  int rc = 0;",
         ]

@@ -16,7 +16,8 @@ from xdsl.ir import Attribute, Operation
 
 from rung.dialects import kernel
 
-from .c_types import CodegenError, libm, rounded, scalar_type, sub_byte, unsigned_of
+from .bits import reinterpret
+from .c_types import CodegenError, is_float, libm, rounded, scalar_type, sub_byte, unsigned_of
 from .emitter import Emitter, add_emitter, emits
 
 Expression = Callable[[Operation, list[str]], str]
@@ -211,6 +212,8 @@ def cmpf(op: arith.CmpfOp, args: list[str]) -> str:
 )  # fmt: skip
 def cast(op: Operation, args: list[str]) -> str:
     t = _type(op)
+    if isinstance(op, arith.BitcastOp) and is_float(t) != is_float(op.operands[0].type):
+        return reinterpret(op.operands[0].type, t, args[0])
     if sub_byte(t) is not None and isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
         return f"(int64_t){args[0]}"  # truncated in range; `expression` wraps it
     return rounded(t, f"({scalar_type(t)}){args[0]}")

@@ -510,9 +510,9 @@ class CoreBuilder:
         acc = acc or acc_type(element)
         lhs_vector, rhs_vector = len(ranked_shape(lhs)) == 1, len(ranked_shape(rhs)) == 1
         if lhs_vector:
-            lhs = self.reshape(lhs, tensor(element_of(lhs.type), [1, *ranked_shape(lhs)]))
+            lhs = self.reshape_to(lhs, [1, *self.dims(lhs)])
         if rhs_vector:
-            rhs = self.reshape(rhs, tensor(element_of(rhs.type), [*ranked_shape(rhs), 1]))
+            rhs = self.reshape_to(rhs, [*self.dims(rhs), 1])
         lhs_batch, rhs_batch = _broadcast_batches(lhs, rhs)
         shared = self._run_time_batch(lhs, rhs) if None in lhs_batch else None
         rows, cols = self.dims(lhs)[-2], self.dims(rhs)[-1]

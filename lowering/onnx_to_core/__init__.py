@@ -1,14 +1,18 @@
 """ONNX → core: one small handler per ONNX op, grouped by op family.
 
-`math` (elementwise, activations, constants), `nn`, `linalg`, `tensor`,
-`image`, `detection`, `reduce`, `rnn`, `control`, `sequence`, `quantization`
-and `ml` each register their handlers in `registry.TABLE` (by op class);
+`math` (elementwise, activations, constants), `nn`, `linalg`, `det`, `tensor`,
+`selection` (Compress, ReverseSequence), `strings` (StringNormalizer),
+`bitcast`, `image`, `detection`,
+`reduce`, `rnn`, `control`, `sequence`, `signal` (DFT, STFT, MelWeightMatrix),
+`quantization` and `ml` each register their handlers in `registry.TABLE` (by op class);
 `OnnxToCorePass` applies them and reports what is left. Handlers are written
 with `rung.lowering.kit`; plugins add their own with `registry.add_lowering`.
 """
 
 from . import (  # noqa: F401  (register handlers)
+    bitcast,
     control,
+    det,
     detection,
     image,
     linalg,
@@ -18,7 +22,10 @@ from . import (  # noqa: F401  (register handlers)
     quantization,
     reduce,
     rnn,
+    selection,
     sequence,
+    signal,
+    strings,
     tensor,
 )
 from .lower_pass import OnnxToCorePass

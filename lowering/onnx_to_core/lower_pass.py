@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, NameLoc, StringAttr
+from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -74,9 +74,27 @@ class LowerOnnxOps(RewritePattern):
             return
         if inserted is None:
             return
+        root = inserted[0].get_toplevel_object() if inserted else None
         for new in inserted:
             for inner in list(new.walk()):
-                self.match_and_rewrite(inner, rewriter)
+                # An If folded on a constant condition drops its other branch unlowered.
+                if inner.get_toplevel_object() is root:
+                    self.match_and_rewrite(inner, rewriter)
+
+
+def _results_as_returned(func: FuncOp) -> None:
+    """Give `func` the types of the values it returns as its result types.
+
+    A declared output type is a claim: where a lowering computed another type
+    for the value (a function body's run-time dim where ONNX inferred a
+    static one), the computed one is the function's result.
+    """
+    ret = func.body.block.last_op if func.body.blocks else None
+    if not isinstance(ret, ReturnOp):
+        return
+    returned = [v.type for v in ret.arguments]
+    if returned != list(func.function_type.outputs.data):
+        func.function_type = FunctionType.from_lists(list(func.function_type.inputs.data), returned)
 
 
 def describe(op: Operation, module: ModuleOp) -> str:
@@ -108,6 +126,9 @@ class OnnxToCorePass(ModulePass):
                 retype_function(func)  # sequences and optionals: one core type at every use
         pattern = LowerOnnxOps()
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        for func in op.body.block.ops:
+            if isinstance(func, FuncOp):
+                _results_as_returned(func)
         left = [o for o in op.walk() if isinstance(o, OnnxOp | CustomOp)]
         if not left or self.allow_partial:
             return

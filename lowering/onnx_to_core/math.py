@@ -12,7 +12,7 @@ from xdsl.ir import SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import f32, i64, numpy_dtype
-from rung.dialects.onnx import OnnxOp, StringTensorAttr
+from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import CoreBuilder, LoweringError, element_of
 
@@ -290,7 +290,7 @@ def shrink(b: CoreBuilder, op: onnx.ShrinkOp) -> Results:
 @lowers(onnx.ConstantOp)
 def constant(b: CoreBuilder, op: onnx.ConstantOp) -> Results:
     value = op.value
-    if value is not None and not isinstance(value, StringTensorAttr):
+    if value is not None:  # dense, resource or string-tensor data
         new = core.ConstantOp.create(properties={"value": value}, result_types=[op.output.type])
         return [b.insert(new).results[0]]
     out_element = element_of(op.output.type)
@@ -300,4 +300,7 @@ def constant(b: CoreBuilder, op: onnx.ConstantOp) -> Results:
         if key in op.properties:
             array = np.asarray(op.attr(key), dtype=numpy_dtype(element))
             return [b.constant(array.astype(numpy_dtype(out_element)))]
-    raise LoweringError("string and sparse constants have no core form")
+    for key in ("value_string", "value_strings"):
+        if key in op.properties:
+            return [b.constant(np.asarray(op.attr(key), dtype=object))]
+    raise LoweringError("sparse constants have no core form")

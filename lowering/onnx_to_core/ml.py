@@ -11,7 +11,9 @@ Where the ONNX reference implementation and onnxruntime disagree (score
 post-transforms, binary classifiers, Normalizer's MAX, OneHotEncoder on
 floats) these lowerings follow onnxruntime, the runtime such models are
 produced for, unless the spec says otherwise (LabelEncoder's repeated and
-NaN keys); each handler says where. String tensors have no core lowering.
+NaN keys); each handler says where. String keys, labels and categories are
+constants of strings, compared bytewise; ZipMap's sequence of maps is one
+`core.zip_map`.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ def _ints(op: OnnxOp, name: str) -> list[int]:
     return [int(v) for v in op.attr(name) or ()]  # type: ignore[union-attr]
 
 
-def _tensor_attr(b: CoreBuilder, op: OnnxOp, name: str) -> np.ndarray | None:
-    """A TENSOR attribute as numpy; string tensors are refused."""
+def _tensor_attr(b: CoreBuilder, op: OnnxOp, name: str, strings: bool = False) -> np.ndarray | None:
+    """A TENSOR attribute as numpy; string tensors are refused unless `strings`."""
     attr = op.attr(name)
     if attr is None:
         return None
@@ -74,9 +76,27 @@ def _tensor_attr(b: CoreBuilder, op: OnnxOp, name: str) -> np.ndarray | None:
         array = constant_value(attr, b.module)  # type: ignore[arg-type]
     except RungError as err:
         raise LoweringError(f"attribute '{name}': {err.message}") from err
-    if array.dtype.kind in "OUS":
+    if array.dtype.kind in "OUS" and not strings:
         raise LoweringError("string tensors have no core lowering")
     return array
+
+
+def _class_labels(op: OnnxOp, ints: str = "classlabels_ints") -> list[int] | list[str]:
+    """A classifier's labels: `classlabels_strings` when it has them, else the ints."""
+    strings = op.attr("classlabels_strings")
+    if strings:
+        return [str(s) for s in strings]  # type: ignore[union-attr]
+    return _ints(op, ints)
+
+
+def _label_element(labels: Sequence[object]) -> Attribute:
+    """The element type of a label tensor: strings or int64."""
+    return StringType() if labels and isinstance(labels[0], str) else i64
+
+
+def _labels_constant(b: CoreBuilder, labels: Sequence[object]) -> SSAValue:
+    dtype = object if _label_element(labels) == StringType() else np.int64
+    return b.constant(np.array(labels, dtype=dtype))
 
 
 def _is_int(element: Attribute) -> bool:
@@ -333,9 +353,10 @@ def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) 
     a vector input gives one row (as onnxruntime and the reference do).
 
     Negative indices wrap by the number of features, read at run time when it is
-    dynamic; so is the number of indices (KNN's [N, k] neighbour ids).
+    dynamic; so is the number of indices (KNN's [N, k] neighbour ids). The
+    features may be strings.
     """
-    x, indices = _numeric(op.X), _numeric(op.Y)
+    x, indices = op.X, _numeric(op.Y)
     shape = ranked_shape(x)
     if not shape:
         raise LoweringError("ArrayFeatureExtractor needs at least a vector")
@@ -349,7 +370,7 @@ def array_feature_extractor(b: CoreBuilder, op: onnx.MlArrayFeatureExtractorOp) 
     picked = b.gather(x, flat, len(shape) - 1)
     if len(shape) == 1:
         picked = b.reshape_to(picked, [1, *b.dims(picked)])
-    return [_fit(b, picked, _numeric(op.Z).type)]
+    return [_fit(b, picked, op.Z.type)]
 
 
 def _flatten(b: CoreBuilder, x: SSAValue) -> SSAValue:
@@ -365,23 +386,28 @@ def _flatten(b: CoreBuilder, x: SSAValue) -> SSAValue:
 
 @lowers(onnx.MlOneHotEncoderOp)
 def one_hot_encoder(b: CoreBuilder, op: onnx.MlOneHotEncoderOp) -> Results:
-    """[..., C] float32 indicators of x among `cats_int64s`; non-integers truncate first.
+    """[..., C] float32 indicators of x among `cats_int64s` (non-integers truncate first)
+    or `cats_strings`.
 
     `zeros=0` asks for a run-time error on unknown values, which core cannot
     raise: such values give all-zero rows.
     """
-    x = _numeric(op.X)
-    cats = _ints(op, "cats_int64s")
+    x = op.X
+    strings = isinstance(element_of(x.type), StringType)
+    cats: list[int] | list[str] = (
+        [str(c) for c in op.attr("cats_strings") or ()]  # type: ignore[union-attr]
+        if strings
+        else _ints(op, "cats_int64s")
+    )
     if not cats:
-        if op.attr("cats_strings"):
-            raise LoweringError("string tensors have no core lowering")
-        raise LoweringError("OneHotEncoder needs cats_int64s")
+        raise LoweringError(f"OneHotEncoder needs {'cats_strings' if strings else 'cats_int64s'}")
     shape = ranked_shape(x)
     out = [*shape, len(cats)]
     dynamic = any(d < 0 for d in shape)
     runtime_shape = _shape_vector(b, x, len(shape), [len(cats)]) if dynamic else None
-    values = _expand(b, b.cast(x, i64), list(range(len(shape))), out, runtime_shape)
-    table = _expand(b, b.constant(np.array(cats, np.int64)), [len(shape)], out, runtime_shape)
+    keys = x if strings else b.cast(x, i64)
+    values = _expand(b, keys, list(range(len(shape))), out, runtime_shape)
+    table = _expand(b, _labels_constant(b, cats), [len(shape)], out, runtime_shape)
     hot = b.cast(b.compare("eq", values, table), element_of(_numeric(op.Y).type))
     return [_fit(b, hot, _numeric(op.Y).type)]
 
@@ -398,22 +424,27 @@ class _Mapping:
 def _label_mapping(
     b: CoreBuilder, op: onnx.MlLabelEncoderOp, key_type: np.dtype, value_type: np.dtype
 ) -> _Mapping:
-    """The keys, values and default of a LabelEncoder, in the input and output types."""
-    if op.attr("keys_strings") or op.attr("values_strings"):
-        raise LoweringError("string tensors have no core lowering")
-    keys = _tensor_attr(b, op, "keys_tensor")
+    """The keys, values and default of a LabelEncoder, in the input and output types
+    (strings as object arrays of `str`)."""
+    keys = _tensor_attr(b, op, "keys_tensor", strings=True)
     if keys is None:
-        keys = np.array(op.attr("keys_int64s") or op.attr("keys_floats") or ())
-    values = _tensor_attr(b, op, "values_tensor")
-    default = _tensor_attr(b, op, "default_tensor")
+        keys = np.array(
+            op.attr("keys_int64s") or op.attr("keys_floats") or op.attr("keys_strings") or ()
+        )
+    values = _tensor_attr(b, op, "values_tensor", strings=True)
+    default = _tensor_attr(b, op, "default_tensor", strings=True)
     if values is None:
         if op.attr("values_int64s"):
             values, default = np.array(op.attr("values_int64s")), np.array(op.attr("default_int64"))
+        elif op.attr("values_strings"):
+            values = np.array(op.attr("values_strings"), dtype=object)
+            default = np.array(op.attr("default_string"), dtype=object)
         else:
             values = np.array(op.attr("values_floats") or ())
             default = np.array(op.attr("default_float"))
     elif default is None:
-        default = np.array(-1 if values.dtype.kind in "iu" else -0.0)
+        kind = values.dtype.kind
+        default = np.array("_Unused" if kind in "OUS" else -1 if kind in "iu" else -0.0)
     keys, values = keys.reshape(-1), values.reshape(-1)
     if keys.size != values.size:
         raise LoweringError(f"LabelEncoder has {keys.size} keys but {values.size} values")
@@ -430,10 +461,47 @@ def label_encoder(b: CoreBuilder, op: onnx.MlLabelEncoderOp) -> Results:
 
     Every element is compared with all keys; the matching key's position
     picks the value with a gather. A repeated key keeps its last value, and
-    a NaN key matches NaN inputs.
+    a NaN key matches NaN inputs. Keys and values may be strings (compared
+    bytewise).
     """
-    x, out = _numeric(op.X), _numeric(op.Y)
+    x, out = op.X, op.Y
     m = _label_mapping(b, op, numpy_dtype(element_of(x.type)), numpy_dtype(element_of(out.type)))
+    return [_fit(b, _apply_mapping(b, x, m, element_of(out.type)), out.type)]
+
+
+@lowers(onnx.MlCategoryMapperOp)
+def category_mapper(b: CoreBuilder, op: onnx.MlCategoryMapperOp) -> Results:
+    """Strings → int64 through `cats_strings[i]` → `cats_int64s[i]`, or back, as
+    LabelEncoder maps; unknown elements get `default_int64` or `default_string`."""
+    x, out = op.X, op.Y
+    strings = [str(v) for v in op.attr("cats_strings") or ()]  # type: ignore[union-attr]
+    ints = _ints(op, "cats_int64s")
+    if len(strings) != len(ints):
+        raise LoweringError(f"CategoryMapper has {len(strings)} strings but {len(ints)} ints")
+    text, number = np.array(strings, dtype=object), np.array(ints, dtype=np.int64)
+    if isinstance(element_of(x.type), StringType):
+        m = _Mapping(text, number, np.array(op.attr("default_int64"), np.int64))
+    else:
+        m = _Mapping(number, text, np.array(str(op.attr("default_string")), dtype=object))
+    return [_fit(b, _apply_mapping(b, x, m, element_of(out.type)), out.type)]
+
+
+@lowers(onnx.MlZipMapOp)
+def zip_map(b: CoreBuilder, op: onnx.MlZipMapOp) -> Results:
+    """`core.zip_map` of the class labels and the rows of X [N, C] (a vector is one row):
+    the sequence of {label: score} maps classifiers return."""
+    labels = _class_labels(op, "classlabels_int64s")
+    x = _rows(b, _numeric(op.X))
+    columns = ranked_shape(x)[1]
+    if columns >= 0 and columns != len(labels):
+        raise LoweringError(f"ZipMap has {len(labels)} class labels for {columns} columns")
+    new = core.ZipMapOp.create(operands=[_labels_constant(b, labels), x], result_types=[op.Z.type])
+    return [b.insert(new).results[0]]
+
+
+def _apply_mapping(b: CoreBuilder, x: SSAValue, m: _Mapping, element: Attribute) -> SSAValue:
+    """Each element of `x` mapped through `m`: compared with all keys, the matching key's
+    position picks the value; a repeated key keeps its last value, a NaN key matches NaN."""
     table: dict[object, object] = {}
     nan_value = None
     for k, v in zip(m.keys.tolist(), m.values.tolist(), strict=True):
@@ -442,7 +510,7 @@ def label_encoder(b: CoreBuilder, op: onnx.MlLabelEncoderOp) -> Results:
         else:
             table[k] = v
     shape = ranked_shape(x)
-    y = _full(b, m.default.item(), element_of(out.type), x)
+    y = _full(b, m.default.item(), element, x)
     if table:
         keys = np.array(list(table), dtype=m.keys.dtype)
         values = np.array(list(table.values()), dtype=m.values.dtype)
@@ -460,10 +528,10 @@ def label_encoder(b: CoreBuilder, op: onnx.MlLabelEncoderOp) -> Results:
     if nan_value is not None:
         is_nan = b.unary("isnan", x, tensor(IntegerType(1), shape))
         y = b.select(is_nan, b.splat(nan_value, y), y)
-    return [_fit(b, y, out.type)]
+    return y
 
 
-def _full(b: CoreBuilder, value: float | int, element: Attribute, like: SSAValue) -> SSAValue:
+def _full(b: CoreBuilder, value: float | int | str, element: Attribute, like: SSAValue) -> SSAValue:
     """A tensor of `element` shaped like `like`, full of `value`."""
     scalar = b.scalar(value, element)
     return b.broadcast_to(scalar, tensor(element, ranked_shape(like)), like)
@@ -555,11 +623,7 @@ def linear_classifier(b: CoreBuilder, op: onnx.MlLinearClassifierOp) -> Results:
     reference implementation gives [-s, s] there instead, so the binary forms
     whose scores the two runtimes disagree on are refused.
     """
-    if op.attr("classlabels_strings"):
-        raise LoweringError(
-            "LinearClassifier with string class labels: string tensors have no core lowering"
-        )
-    labels = _ints(op, "classlabels_ints")
+    labels = _class_labels(op)
     x = _rows(b, b.cast(_numeric(op.X), F32))
     features = ranked_shape(x)[1]
     coefficients = np.array(_floats(op, "coefficients"), np.float32)
@@ -581,21 +645,22 @@ def linear_classifier(b: CoreBuilder, op: onnx.MlLinearClassifierOp) -> Results:
         if len(labels) != classes:
             raise LoweringError(f"{len(labels)} class labels for {classes} classes")
         best = _arg_max(b, scores, 1)
-        label = b.gather(b.constant(np.array(labels, np.int64)), best, 0)
+        label = b.gather(_labels_constant(b, labels), best, 0)
         scores = _post_transform(b, scores, transform)
-    return [_fit(b, label, _numeric(op.Y).type), _fit(b, scores, _numeric(op.Z).type)]
+    return [_fit(b, label, op.Y.type), _fit(b, scores, _numeric(op.Z).type)]
 
 
 def _binary_linear_classifier(
-    b: CoreBuilder, score: SSAValue, labels: list[int], transform: str
+    b: CoreBuilder, score: SSAValue, labels: list[int] | list[str], transform: str
 ) -> tuple[SSAValue, SSAValue]:
     """The label and scores of a LinearClassifier with a single score s per row."""
     negative, positive = labels if len(labels) == 2 else (0, 1)
+    element = _label_element([positive])
     rows = ranked_shape(score)[0]
     runtime = _shape_vector(b, score, 1, []) if rows < 0 else None
     s = b.reshape(score, tensor(F32, [rows]), runtime)
     chosen = b.compare("gt", s, b.splat(0, s))
-    label = b.select(chosen, _full(b, positive, i64, s), _full(b, negative, i64, s))
+    label = b.select(chosen, _full(b, positive, element, s), _full(b, negative, element, s))
     if len(labels) != 2:
         return label, _post_transform(b, score, transform)
     if transform not in ("NONE", "LOGISTIC"):
@@ -946,13 +1011,9 @@ def svm_classifier(b: CoreBuilder, op: onnx.MlSVMClassifierOp) -> Results:
     class probabilities of libsvm's pairwise coupling. Without support vectors
     (liblinear's form) the scores are `x · coefficientsᵀ + rho[0]` per class.
     """
-    if op.attr("classlabels_strings"):
-        raise LoweringError(
-            "SVMClassifier with string class labels: string tensors have no core lowering"
-        )
-    labels = _ints(op, "classlabels_ints")
+    labels = _class_labels(op)
     if not labels:
-        raise LoweringError("SVMClassifier needs classlabels_ints")
+        raise LoweringError("SVMClassifier needs classlabels_ints or classlabels_strings")
     x = _rows(b, b.cast(_numeric(op.X), F32))
     svm = _Svm(
         labels=labels,
@@ -973,14 +1034,14 @@ def svm_classifier(b: CoreBuilder, op: onnx.MlSVMClassifierOp) -> Results:
         label, scores = _one_vs_one(b, x, svm, per_class, vectors, kind, params)
     else:
         label, scores = _liblinear(b, x, svm)
-    return [_fit(b, label, _numeric(op.Y).type), _fit(b, scores, _numeric(op.Z).type)]
+    return [_fit(b, label, op.Y.type), _fit(b, scores, _numeric(op.Z).type)]
 
 
 @dataclass
 class _Svm:
     """What both forms of SVMClassifier share."""
 
-    labels: list[int]
+    labels: list[int] | list[str]
     coefficients: np.ndarray
     rho: np.ndarray
     prob_a: np.ndarray
@@ -988,7 +1049,7 @@ class _Svm:
     transform: str
 
     def label_of(self, b: CoreBuilder, best: SSAValue) -> SSAValue:
-        return b.gather(b.constant(np.array(self.labels, np.int64)), best, 0)
+        return b.gather(_labels_constant(b, self.labels), best, 0)
 
 
 def _liblinear(b: CoreBuilder, x: SSAValue, svm: _Svm) -> tuple[SSAValue, SSAValue]:
@@ -1010,7 +1071,8 @@ def _liblinear(b: CoreBuilder, x: SSAValue, svm: _Svm) -> tuple[SSAValue, SSAVal
             second = b.compare("ge", top, b.splat(0.5, top))
         else:
             second = b.compare("gt", top, b.splat(0, top))
-        label = b.select(second, _full(b, svm.labels[1], i64, label), label)
+        second_label = _full(b, svm.labels[1], _label_element(svm.labels), label)
+        label = b.select(second, second_label, label)
     return label, _post_transform(b, scores, svm.transform)
 
 

@@ -9,8 +9,9 @@ averages become a sum pool divided by a count computed at compile time
 Normalizations and softmax are compositions of reduce, broadcast and
 elementwise ops (fusion recovers the speed later). Dynamic dims are carried
 along (conv and pooling outputs are sized at run time from `?` spatial dims);
-where a dynamic dim would decide a number that core needs statically (a pad),
-the handler raises `LoweringError` naming it.
+where a pad depends on a `?` size (auto_pad SAME with a stride, ceil_mode,
+ConvTranspose's output_shape), it is computed at run time and applied by a
+`core.pad` with a pads operand, around a conv or pool without pads.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
-from rung.dialects.dtypes import f32, i32, i64
+from rung.dialects.dtypes import f32, i32, i64, numpy_dtype
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
@@ -151,10 +152,90 @@ def _auto_pads(
 
 
 def _conv_out(d: int, k: int, s: int, dil: int, lo: int, hi: int) -> int:
-    """An output spatial size of a conv; -1 (computed at run time) for a dynamic input dim."""
-    if d < 0:
+    """An output spatial size of a conv; -1 (computed at run time) for a dynamic input or
+    kernel dim."""
+    if d < 0 or k < 0:
         return -1
     return (d + lo + hi - dil * (k - 1) - 1) // s + 1
+
+
+# ---- pads known only at run time ------------------------------------------------------------
+
+_SAME = ("SAME_UPPER", "SAME_LOWER")
+
+
+def _same_at_run_time(auto_pad: str, spatial: Sequence[int], strides: Sequence[int]) -> list[bool]:
+    """Per spatial dim, whether auto_pad SAME's pads depend on a `?` size (stride over 1)."""
+    return [auto_pad in _SAME and d < 0 and s != 1 for d, s in zip(spatial, strides, strict=True)]
+
+
+def _ints_vector(b: CoreBuilder, values: Sequence[int]) -> SSAValue:
+    return b.constant(np.array(values, np.int64))
+
+
+def _floor_div(b: CoreBuilder, a: SSAValue, divisor: SSAValue) -> SSAValue:
+    """Python's `a // divisor` on i64 vectors (core's integer div truncates toward zero)."""
+    return b.binary("div", b.binary("sub", a, b.binary("mod", a, divisor)), divisor)
+
+
+def _split_total(b: CoreBuilder, total: SSAValue, auto_pad: str) -> tuple[SSAValue, SSAValue]:
+    """A total pad per dim split into (low, high) as ONNX does: SAME_UPPER puts the odd one
+    high, anything else low."""
+    small = _floor_div(b, total, _ints_vector(b, [2] * ranked_shape(total)[0]))
+    large = b.binary("sub", total, small)
+    return (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+
+
+def _same_pads_at_run_time(
+    b: CoreBuilder, sizes: SSAValue, extents: SSAValue, strides: Sequence[int], auto_pad: str
+) -> tuple[SSAValue, SSAValue]:
+    """auto_pad SAME's (low, high) i64 vectors from run-time spatial `sizes` and window extents.
+
+    The output keeps ceil(d / s) positions; the pad is what its last window
+    reaches past d, which depends on d mod s once the stride is over 1.
+    """
+    n = len(strides)
+    s = _ints_vector(b, strides)
+    ones = _ints_vector(b, [1] * n)
+    out = _floor_div(b, b.binary("add", sizes, b.binary("sub", s, ones)), s)
+    reach = b.binary("add", b.binary("mul", b.binary("sub", out, ones), s), extents)
+    total = b.binary("max", b.binary("sub", reach, sizes), _ints_vector(b, [0] * n))
+    return _split_total(b, total, auto_pad)
+
+
+def _pad_spatial(
+    b: CoreBuilder,
+    x: SSAValue,
+    low: SSAValue,
+    high: SSAValue,
+    fill: float,
+    spatial: Sequence[int],
+) -> SSAValue:
+    """`x` [N, C, D…] padded (or cropped, where negative) along its spatial dims by run-time
+    (low, high) i64 vectors, with `fill`; `spatial` holds the result's sizes, -1 where only
+    the run time knows them."""
+    zeros = _ints_vector(b, [0, 0])
+    pads = b.concat([zeros, low, zeros, high], 0)
+    element = element_of(x.type)
+    shape = ranked_shape(x)
+    result = tensor(element, [shape[0], shape[1], *spatial])
+    value = b.constant(np.asarray(fill).astype(numpy_dtype(element)))
+    new = core.PadOp.create(
+        operands=[x, value, pads],
+        result_types=[result],
+        properties={"mode": StringAttr("constant")},
+    )
+    return b.insert(new).results[0]
+
+
+def _pool_identity(kind: str, element: Attribute) -> float:
+    """What a pad adds to a pool: nothing to a sum, the lowest value to a max."""
+    if kind == "sum":
+        return 0
+    dtype = numpy_dtype(element)
+    if np.issubdtype(dtype, np.integer):
+        return int(np.iinfo(dtype).min)
+    return -np.inf
 
 
 # ---- matmul family ---------------------------------------------------------------------
@@ -173,11 +254,11 @@ def matmul_integer(b: CoreBuilder, op: onnx.MatMulIntegerOp) -> Results:
         zp = b.cast(op.a_zero_point, i32)
         zshape = ranked_shape(zp)
         if len(zshape) == 1 and zshape[0] != 1 and len(ranked_shape(op.A)) >= 2:
-            zp = b.reshape(zp, tensor(i32, [zshape[0], 1]))
-        a32 = b.binary("sub", a32, b.broadcast_to(zp, a32.type, a32))
+            zp = b.reshape_to(zp, [*b.dims(zp), 1])
+        a32 = b.binary("sub", a32, _broadcast_checked(b, zp, a32, "a_zero_point"))
     if op.b_zero_point is not None:
         zp = b.cast(op.b_zero_point, i32)
-        c32 = b.binary("sub", c32, b.broadcast_to(zp, c32.type, c32))
+        c32 = b.binary("sub", c32, _broadcast_checked(b, zp, c32, "b_zero_point"))
     return [b.matmul(a32, c32, element_of(op.Y.type), i32)]
 
 
@@ -191,36 +272,129 @@ def gemm(b: CoreBuilder, op: onnx.GemmOp) -> Results:
     if alpha != 1.0:
         y = b.binary("mul", y, b.splat(alpha, y))
     if op.C is not None and beta != 0.0:
-        cb = b.broadcast_to(op.C, y.type, y)
+        cb = _broadcast_checked(b, op.C, y, "Gemm's C")
         if beta != 1.0:
             cb = b.binary("mul", cb, b.splat(beta, cb))
         y = b.binary("add", y, cb)
     return [y]
 
 
+def _broadcast_checked(
+    b: CoreBuilder, x: SSAValue, like: SSAValue, what: str, dims: Sequence[int] | None = None
+) -> SSAValue:
+    """`x` broadcast one way to the shape of `like`; `dims[i]` is the result dim of x's dim i
+    (numpy's right alignment by default).
+
+    Where a dim of `x` or of `like` is `?`, their types cannot tell whether
+    x's dim is 1 (to repeat) or like's (to follow): `x` is broadcast to like's
+    run-time shape, and a dim of `x` that is neither fails the run, naming
+    `what` (the kernels would otherwise read past its end).
+    """
+    x_shape, out = ranked_shape(x), ranked_shape(like)
+    if dims is None:
+        offset = len(out) - len(x_shape)
+        if offset < 0:
+            raise LoweringError(f"{what} of rank {len(x_shape)} does not fit rank {len(out)}")
+        dims = range(offset, len(out))
+    dims = list(dims)
+    if all(n == 1 or (n >= 0 and n == out[d]) for n, d in zip(x_shape, dims, strict=True)):
+        return b.broadcast_in_dim(x, dims, like)  # x's dims fit whatever the `?` ones are
+    sizes: list[Size] = [1] * len(out)
+    for i, d in enumerate(dims):
+        sizes[d] = b.dims(x)[i]
+    same_rank = dims == list(range(len(out)))
+    have = b.shape_of(x) if same_rank else b.shape_vector(sizes)
+    wanted = b.shape_of(like)
+    one = b.constant(np.ones(len(out), np.int64))
+    fits = b.binary("or", b.compare("eq", have, one), b.compare("eq", have, wanted))
+    shape = b.check(wanted, fits, f"{what} cannot be broadcast to the result's shape")
+    op = core.BroadcastOp.create(
+        operands=[x, shape],
+        result_types=[tensor(element_of(x.type), out)],
+        properties={"dims": core.ints(dims)},
+    )
+    return b.insert(op).results[0]
+
+
 # ---- convolutions ----------------------------------------------------------------------
 
 
 def _conv_params(
-    o: OnnxOp, x: SSAValue, w: SSAValue, what: str
+    o: OnnxOp, x: SSAValue, w: SSAValue, what: str, auto_pad: str | None = None
 ) -> tuple[list[int], list[int], list[int], list[int], list[int], list[int]]:
-    """(spatial, kernel, strides, dilations, pad_low, pad_high) of a Conv-like op."""
+    """(spatial, kernel, strides, dilations, pad_low, pad_high) of a Conv-like op
+    (`auto_pad` overrides the op's)."""
     spatial = _spatial(x, what)
     n = len(spatial)
     kernel = ints_attr(o, "kernel_shape", ranked_shape(w)[2:])
-    if any(k < 0 for k in kernel):
-        raise LoweringError(f"{what} with a dynamic kernel shape")
     strides = ints_attr(o, "strides", [1] * n)
     dilations = ints_attr(o, "dilations", [1] * n)
     pads = ints_attr(o, "pads", [0] * 2 * n)
-    low, high = _auto_pads(str(o.attr("auto_pad")), spatial, kernel, strides, dilations, pads)
+    auto_pad = str(o.attr("auto_pad")) if auto_pad is None else auto_pad
+    if any(k < 0 for k in kernel) and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        # Explicit pads do not depend on the kernel, so core.conv reads it at run time.
+        raise LoweringError(f"{what} with auto_pad {auto_pad} and a dynamic kernel shape")
+    low, high = _auto_pads(auto_pad, spatial, kernel, strides, dilations, pads)
     return spatial, kernel, strides, dilations, low, high
+
+
+def _same_input(b: CoreBuilder, o: OnnxOp, x: SSAValue, w: SSAValue) -> tuple[SSAValue, str | None]:
+    """A Conv's input padded at run time where auto_pad SAME's pads depend on a `?` size
+    (stride over 1), and the auto_pad that then applies to it (VALID); else `x` as it is."""
+    auto_pad = str(o.attr("auto_pad"))
+    spatial = _spatial(x, o.name)
+    n = len(spatial)
+    strides = ints_attr(o, "strides", [1] * n)
+    if not any(_same_at_run_time(auto_pad, spatial, strides)):
+        return x, None
+    dilations = ints_attr(o, "dilations", [1] * n)
+    kernel_attr = ints_attr(o, "kernel_shape", [-1] * n)
+    kernel: list[Size] = [
+        k if k >= 0 else (DimOf(w, 2 + i) if ranked_shape(w)[2 + i] < 0 else ranked_shape(w)[2 + i])
+        for i, k in enumerate(kernel_attr)
+    ]
+    static = [k for k in kernel if isinstance(k, int)]
+    if len(static) == n:
+        extents = _ints_vector(b, [(k - 1) * d + 1 for k, d in zip(static, dilations, strict=True)])
+    else:
+        ones = _ints_vector(b, [1] * n)
+        reach = b.binary("sub", b.shape_vector(kernel), ones)
+        extents = b.binary("add", b.binary("mul", reach, _ints_vector(b, dilations)), ones)
+    sizes = b.shape_vector(b.dims(x)[2:])
+    low, high = _same_pads_at_run_time(b, sizes, extents, strides, auto_pad)
+    padded = []
+    for d, k, s, dil in zip(spatial, kernel, strides, dilations, strict=True):
+        if d < 0 or isinstance(k, DimOf):
+            padded.append(-1)
+            continue
+        lo, hi = _auto_pads(auto_pad, [d], [k], [s], [dil], [0, 0])
+        padded.append(d + lo[0] + hi[0])
+    return _pad_spatial(b, x, low, high, 0, padded), "VALID"
+
+
+def _weight_fits_kernel_shape(b: CoreBuilder, o: OnnxOp, w: SSAValue) -> SSAValue:
+    """The weights, checked at run time against `kernel_shape` where their dims are `?`.
+
+    The attribute then sizes the result statically; weights of another size
+    fail the run (as in onnxruntime) instead of being read past their end.
+    """
+    dims = ranked_shape(w)[2:]
+    if o.attr("kernel_shape") is None or all(d >= 0 for d in dims):
+        return w
+    kernel = ints_attr(o, "kernel_shape", [])
+    if len(kernel) != len(dims):
+        raise LoweringError(f"kernel_shape {kernel} does not fit weights of rank {len(dims) + 2}")
+    spatial = b.slice(b.shape_of(w), [2], [len(dims)])
+    fits = b.compare("eq", spatial, b.constant(np.array(kernel, np.int64)))
+    return b.check(w, fits, f"the weights' spatial dims differ from kernel_shape {kernel}")
 
 
 def _conv(
     b: CoreBuilder, o: OnnxOp, x: SSAValue, w: SSAValue, element: Attribute, acc: Attribute
 ) -> SSAValue:
-    spatial, kernel, strides, dilations, low, high = _conv_params(o, x, w, o.name)
+    w = _weight_fits_kernel_shape(b, o, w)
+    x, auto_pad = _same_input(b, o, x, w)
+    spatial, kernel, strides, dilations, low, high = _conv_params(o, x, w, o.name, auto_pad)
     out = [
         _conv_out(*args)
         for args in zip(spatial, kernel, strides, dilations, low, high, strict=True)
@@ -247,7 +421,7 @@ def conv(b: CoreBuilder, op: onnx.ConvOp) -> Results:
     element = element_of(op.Y.type)
     y = _conv(b, op, op.X, op.W, element, acc_type(element))
     if op.B is not None:
-        y = b.binary("add", y, _channel(b, op.B, y))
+        y = b.binary("add", y, _broadcast_checked(b, op.B, y, "B", [1]))
     return [y]
 
 
@@ -266,18 +440,20 @@ def conv_integer(b: CoreBuilder, op: onnx.ConvIntegerOp) -> Results:
         if len(zshape) == 1 and zshape[0] == 1:
             zp = b.reshape(zp, tensor(i32, []))
         dims = [0] if len(ranked_shape(zp)) == 1 else []
-        w32 = b.binary("sub", w32, b.broadcast_in_dim(zp, dims, w32))
+        w32 = b.binary("sub", w32, _broadcast_checked(b, zp, w32, "w_zero_point", dims))
     return [_conv(b, op, x32, w32, i32, i32)]
 
 
 def _transpose_pads(
     op: onnx.ConvTransposeOp, full: Sequence[int], tails: Sequence[int], strides: Sequence[int]
-) -> tuple[list[int], list[int]]:
+) -> tuple[list[int], list[int]] | None:
     """ConvTranspose's (pad_low, pad_high): from `pads`, or from `output_shape`/auto_pad.
 
     `full` is the unpadded output size `stride * (D - 1) + tail`, -1 along a
-    dynamic input dim. auto_pad SAME aims at `D * stride`, a total pad of
-    `tail - stride` whatever D is; a fixed `output_shape` needs D itself.
+    dynamic input or kernel dim (`tail`, -1 along a dynamic kernel dim).
+    auto_pad SAME aims at `D * stride`, a total pad of `tail - stride`
+    whatever D is; a fixed `output_shape` needs D itself. None when the pads
+    depend on a size only the run time knows.
     """
     n = len(full)
     output_shape = op.attr("output_shape")
@@ -286,10 +462,12 @@ def _transpose_pads(
     if pads_attr is None and (output_shape is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER")):
         if output_shape is not None:
             if any(f < 0 for f in full):
-                raise LoweringError("ConvTranspose's output_shape with dynamic spatial dims")
+                return None
             target = [int(v) for v in output_shape][-n:]  # type: ignore[union-attr]
             totals = [f - t for f, t in zip(full, target, strict=True)]
         else:
+            if any(tail < 0 for tail in tails):
+                return None
             totals = [tail - s for tail, s in zip(tails, strides, strict=True)]
         low, high = [], []
         for total in totals:
@@ -317,17 +495,43 @@ def conv_transpose(b: CoreBuilder, op: onnx.ConvTransposeOp) -> Results:
     dilations = ints_attr(op, "dilations", [1] * n)
     out_pad = ints_attr(op, "output_padding", [0] * n)
     tails = [
-        op_ + (k - 1) * dil + 1 for k, dil, op_ in zip(kernel, dilations, out_pad, strict=True)
+        op_ + (k - 1) * dil + 1 if k >= 0 else -1
+        for k, dil, op_ in zip(kernel, dilations, out_pad, strict=True)
     ]
     full = [
-        s * (d - 1) + tail if d >= 0 else -1
+        s * (d - 1) + tail if d >= 0 and tail >= 0 else -1
         for d, s, tail in zip(spatial, strides, tails, strict=True)
     ]
-    low, high = _transpose_pads(op, full, tails, strides)
-    out = [f - lo - hi if f >= 0 else -1 for f, lo, hi in zip(full, low, high, strict=True)]
+    pads = _transpose_pads(op, full, tails, strides)
+    if pads is None:
+        no_pad = [-p for p in out_pad]
+        y = _transpose_core(b, op, strides, dilations, [0] * n, no_pad, full)
+        y = _crop_transposed(b, op, y, strides)
+    else:
+        low, high = pads
+        out = [f - lo - hi if f >= 0 else -1 for f, lo, hi in zip(full, low, high, strict=True)]
+        high = [h - p for h, p in zip(high, out_pad, strict=True)]
+        y = _transpose_core(b, op, strides, dilations, low, high, out)
+    if op.B is not None:
+        y = b.binary("add", y, _channel(b, op.B, y))
+    return [y]
+
+
+def _transpose_core(
+    b: CoreBuilder,
+    op: onnx.ConvTransposeOp,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    low: Sequence[int],
+    high: Sequence[int],
+    out: Sequence[int],
+) -> SSAValue:
+    """The core.conv_transpose of a ConvTranspose, with core's pads and output sizes."""
+    x, w = op.X, op.W
     groups = _int(op, "group")
     element = element_of(op.Y.type)
-    result = tensor(element, [ranked_shape(x)[0], ranked_shape(w)[1] * groups, *out])
+    channels = ranked_shape(w)[1]
+    result = tensor(element, [ranked_shape(x)[0], channels * groups if channels >= 0 else -1, *out])
     ct = core.ConvTransposeOp.create(
         operands=[x, w],
         result_types=[result],
@@ -335,15 +539,35 @@ def conv_transpose(b: CoreBuilder, op: onnx.ConvTransposeOp) -> Results:
             "strides": core.ints(strides),
             "dilations": core.ints(dilations),
             "pad_low": core.ints(low),
-            "pad_high": core.ints([h - p for h, p in zip(high, out_pad, strict=True)]),
+            "pad_high": core.ints(high),
             "groups": int_attr(groups),
             "acc": acc_type(element),
         },
     )
-    y = b.insert(ct).results[0]
-    if op.B is not None:
-        y = b.binary("add", y, _channel(b, op.B, y))
-    return [y]
+    return b.insert(ct).results[0]
+
+
+def _crop_transposed(
+    b: CoreBuilder, op: onnx.ConvTransposeOp, y: SSAValue, strides: Sequence[int]
+) -> SSAValue:
+    """The unpadded output `y` cropped (or zero-extended) at run time to what output_shape,
+    or auto_pad SAME (`D * stride`), asks for, the total split as ONNX splits it."""
+    n = len(strides)
+    output_shape = op.attr("output_shape")
+    if output_shape is not None:
+        target = [int(v) for v in output_shape][-n:]  # type: ignore[union-attr]
+        wanted = _ints_vector(b, target)
+    else:
+        x = op.X
+        target = [
+            d * s if d >= 0 else -1 for d, s in zip(_spatial(x, op.name), strides, strict=True)
+        ]
+        wanted = b.binary("mul", b.shape_vector(b.dims(x)[2:]), _ints_vector(b, strides))
+    total = b.binary("sub", b.shape_vector(b.dims(y)[2:]), wanted)
+    low, high = _split_total(b, total, str(op.attr("auto_pad")))
+    zeros = _ints_vector(b, [0] * n)
+    crop_low, crop_high = b.binary("sub", zeros, low), b.binary("sub", zeros, high)
+    return _pad_spatial(b, y, crop_low, crop_high, 0, target)
 
 
 # ---- pooling ----------------------------------------------------------------------------
@@ -361,15 +585,17 @@ class _PoolGeometry:
         self.strides = ints_attr(o, "strides", [1] * n)
         self.dilations = ints_attr(o, "dilations", [1] * n)
         pads = ints_attr(o, "pads", [0] * 2 * n)
-        auto_pad = str(o.attr("auto_pad"))
-        self.low, self.high = _auto_pads(
-            auto_pad, self.spatial, self.kernel, self.strides, self.dilations, pads
-        )
+        self.auto_pad = str(o.attr("auto_pad"))
+        self.same_later = _same_at_run_time(self.auto_pad, self.spatial, self.strides)
+        self.low, self.high = self._pads(pads)
         self.explicit_high = list(self.high)
         try:
-            ceil_mode = bool(o.attr("ceil_mode"))
+            self.ceil_mode = bool(o.attr("ceil_mode"))
         except KeyError:
-            ceil_mode = False
+            self.ceil_mode = False
+        # Pads that depend on a `?` size are computed when the model runs (see `pool`).
+        self.run_time = any(self.same_later)
+        self._run_time_pads: tuple[SSAValue, SSAValue, SSAValue] | None = None
         self.out: list[int] = []
         for i in range(n):
             d, k, s, dil = self.spatial[i], self.kernel[i], self.strides[i], self.dilations[i]
@@ -377,25 +603,112 @@ class _PoolGeometry:
             extent = (k - 1) * dil + 1
             if d < 0:
                 self.out.append(-1)
-                if ceil_mode and s > 1:
-                    self.high[i] = hi + _ceil_pad(o.name, hi, s, extent)
+                if self.ceil_mode and s > 1:
+                    if _ceil_pad_fits(hi, s, extent):
+                        self.high[i] = hi + s - 1
+                    else:
+                        self.run_time = True
                 continue
             span = d + lo + hi - extent
-            size = (-(-span // s) if ceil_mode else span // s) + 1
-            if ceil_mode and (size - 1) * s >= d + lo:
+            size = (-(-span // s) if self.ceil_mode else span // s) + 1
+            if self.ceil_mode and (size - 1) * s >= d + lo:
                 size -= 1  # the last window must start inside the input or the low pad
             self.out.append(size)
             extra = (size - 1) * s + extent - (d + lo + hi)
             if extra > 0:
                 self.high[i] = hi + extra
 
+    def _pads(self, pads: Sequence[int]) -> tuple[list[int], list[int]]:
+        """(pad_low, pad_high) from pads/auto_pad; 0 where SAME's depend on a `?` size."""
+        if not any(self.same_later):
+            return _auto_pads(
+                self.auto_pad, self.spatial, self.kernel, self.strides, self.dilations, pads
+            )
+        low, high = [], []
+        for i, later in enumerate(self.same_later):
+            if later:
+                low.append(0)
+                high.append(0)
+                continue
+            one = [self.spatial[i]], [self.kernel[i]], [self.strides[i]], [self.dilations[i]]
+            lo, hi = _auto_pads(self.auto_pad, *one, [0, 0])
+            low.extend(lo)
+            high.extend(hi)
+        return low, high
+
     def pool(self, b: CoreBuilder, kind: str, x: SSAValue) -> SSAValue:
+        if not self.run_time:
+            return _pool(
+                b, kind, x, self.kernel, self.strides, self.dilations, self.low, self.high, self.out
+            )
+        low, _, high = self.pads_at_run_time(b, x)
+        fill = _pool_identity(kind, element_of(x.type))
+        padded = _pad_spatial(b, x, low, high, fill, self._padded(self.high))
+        zeros = [0] * len(self.spatial)
         return _pool(
-            b, kind, x, self.kernel, self.strides, self.dilations, self.low, self.high, self.out
+            b, kind, padded, self.kernel, self.strides, self.dilations, zeros, zeros, self.out
         )
+
+    def pads_at_run_time(self, b: CoreBuilder, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(low, counted high, high) i64 vectors, computed once from `x`'s run-time sizes.
+
+        Low and counted high are the explicit or SAME pads; high adds what
+        ceil_mode needs for a last, partial window (ONNX drops one that would
+        start in the high pad).
+        """
+        if self._run_time_pads is not None:
+            return self._run_time_pads
+        sizes = b.shape_vector(b.dims(x)[2:])
+        extents = [(k - 1) * d + 1 for k, d in zip(self.kernel, self.dilations, strict=True)]
+        if any(self.same_later):
+            low, counted = _same_pads_at_run_time(
+                b, sizes, _ints_vector(b, extents), self.strides, self.auto_pad
+            )
+        else:
+            low, counted = _ints_vector(b, self.low), _ints_vector(b, self.explicit_high)
+        high = counted
+        if self.ceil_mode:
+            high = b.binary("add", counted, self._ceil_extra(b, sizes, low, counted, extents))
+        self._run_time_pads = (low, counted, high)
+        return self._run_time_pads
+
+    def _ceil_extra(
+        self,
+        b: CoreBuilder,
+        sizes: SSAValue,
+        low: SSAValue,
+        high: SSAValue,
+        extents: Sequence[int],
+    ) -> SSAValue:
+        """The high pad ceil_mode adds per dim, at run time: ONNX's output size
+        `ceil((d + lo + hi - extent) / s) + 1`, less one if the last window would
+        start past the input and its low pad, needs this much more input."""
+        n = len(self.spatial)
+        s, extent = _ints_vector(b, self.strides), _ints_vector(b, extents)
+        ones = _ints_vector(b, [1] * n)
+        reach = b.binary("add", b.binary("add", sizes, low), high)
+        span = b.binary("sub", reach, extent)
+        size = b.binary(
+            "add", _floor_div(b, b.binary("add", span, b.binary("sub", s, ones)), s), ones
+        )
+        last = b.binary("mul", b.binary("sub", size, ones), s)
+        in_pad = b.compare("ge", last, b.binary("add", sizes, low))
+        last = b.select(in_pad, b.binary("sub", last, s), last)
+        extra = b.binary("sub", b.binary("add", last, extent), reach)
+        return b.binary("max", extra, _ints_vector(b, [0] * n))
+
+    def _padded(self, high: Sequence[int]) -> list[int]:
+        """Spatial sizes of the input padded by `low` and `high`, -1 where dynamic."""
+        return [
+            d + lo + hi if d >= 0 else -1
+            for d, lo, hi in zip(self.spatial, self.low, high, strict=True)
+        ]
 
     def average(self, b: CoreBuilder, total: SSAValue, x: SSAValue, include_pad: bool) -> SSAValue:
         """`total` (a sum pool of `x`) divided by the number of counted elements per window."""
+        if self.run_time:
+            counts = self._counts_at_run_time(b, x, include_pad)
+            return b.binary("div", total, b.broadcast_to(counts, total.type, total))
         if all(d >= 0 for d in self.spatial):
             return _divide_by_counts(b, total, self.counts(include_pad))
         if self._uniform(include_pad):
@@ -440,6 +753,25 @@ class _PoolGeometry:
             low, high = self.low, self.high
         return _pool(b, "sum", ones, self.kernel, self.strides, self.dilations, low, high, self.out)
 
+    def _counts_at_run_time(self, b: CoreBuilder, x: SSAValue, include_pad: bool) -> SSAValue:
+        """Elements per window [1, 1, E…] with run-time pads: a sum pool of a mask that is
+        1 over what is counted (the input, with its pads under count_include_pad) and 0
+        over the rest of the padding."""
+        low, counted, high = self.pads_at_run_time(b, x)
+        element = element_of(x.type)
+        sizes: list[Size] = [1, 1, *b.dims(x)[2:]]
+        ones_type = tensor(element, [static_size(s) for s in sizes])
+        mask = b.broadcast_to(b.scalar(1, element), ones_type, shape=b.shape_vector(sizes))
+        if include_pad:
+            mask = _pad_spatial(b, mask, low, counted, 1, self._padded(self.explicit_high))
+            low = _ints_vector(b, [0] * len(self.spatial))
+            high = b.binary("sub", high, counted)
+        mask = _pad_spatial(b, mask, low, high, 0, self._padded(self.high))
+        zeros = [0] * len(self.spatial)
+        return _pool(
+            b, "sum", mask, self.kernel, self.strides, self.dilations, zeros, zeros, self.out
+        )
+
     def counts(self, include_pad: bool) -> np.ndarray:
         """Elements per window: separable, so the product of 1-D counts (computed statically)."""
         result = np.ones([1] * 0)
@@ -460,19 +792,16 @@ class _PoolGeometry:
         return result
 
 
-def _ceil_pad(what: str, hi: int, stride: int, extent: int) -> int:
-    """The extra high pad that makes a floor-mode pool size ceil-mode along a dynamic dim.
+def _ceil_pad_fits(hi: int, stride: int, extent: int) -> bool:
+    """Whether `stride - 1` more high pad makes a floor-mode pool size ceil-mode along a
+    dynamic dim, whatever its size.
 
-    `stride - 1` more rounds the division up; ONNX then drops a last window
-    that would start in the high pad, which happens for some sizes unless
-    `hi + stride <= extent` (the rounding can never reach past `hi`).
+    It rounds the division up; ONNX then drops a last window that would start
+    in the high pad, which happens for some sizes unless `hi + stride <= extent`
+    (the rounding can never reach past `hi`). Otherwise the pad is computed at
+    run time.
     """
-    if hi + stride > extent:
-        raise LoweringError(
-            f"{what} with ceil_mode along a dynamic spatial dim whose last window may start "
-            f"in the padding (pad {hi}, stride {stride}, window extent {extent})"
-        )
-    return stride - 1
+    return hi + stride <= extent
 
 
 def _divide_by_counts(b: CoreBuilder, total: SSAValue, counts: np.ndarray) -> SSAValue:
@@ -671,19 +1000,49 @@ def group_norm(b: CoreBuilder, op: onnx.GroupNormalizationOp) -> Results:
     shape = ranked_shape(x)
     groups = _int(op, "num_groups")
     rest = shape[1:]
-    if any(d < 0 for d in rest):
-        raise LoweringError("GroupNormalization with dynamic channel or spatial dims")
-    size = int(np.prod(rest)) // groups
     xs = _stash(b, x, _int(op, "stash_type"))
     n = b.dims(xs)[0]
-    grouped = b.reshape_to(xs, [n, groups, size])
+    if any(d < 0 for d in rest):
+        grouped = _group_at_run_time(b, xs, groups)
+    else:
+        grouped = b.reshape_to(xs, [n, groups, int(np.prod(rest)) // groups])
     normed, _, _ = _normalize(b, grouped, [2], _float(op, "epsilon"))
-    back = b.reshape_to(normed, [n, *rest])
+    back = b.reshape_to(normed, [n, *b.dims(xs)[1:]])
     y = b.cast(back, element_of(x.type))
     scale_shape = ranked_shape(op.scale)
-    if len(scale_shape) == 1 and scale_shape[0] == groups and groups != shape[1]:
+    if len(scale_shape) == 1 and scale_shape[0] == groups and groups != shape[1] >= 0:
         raise LoweringError("GroupNormalization-18 per-group scale is not supported")
-    return [b.binary("add", b.binary("mul", y, _channel(b, op.scale, y)), _channel(b, op.bias, y))]
+    scale, bias = (_per_channel(b, v, x, "GroupNormalization") for v in (op.scale, op.bias))
+    return [b.binary("add", b.binary("mul", y, _channel(b, scale, y)), _channel(b, bias, y))]
+
+
+def _group_at_run_time(b: CoreBuilder, x: SSAValue, groups: int) -> SSAValue:
+    """`x` [N, C, …] as [N, groups, C * … / groups], sized at run time; a channel count
+    that `groups` does not divide fails the run."""
+    shape = b.shape_of(x)
+    rank = len(ranked_shape(x))
+    channels = b.gather(shape, b.constant(np.array([1], np.int64)), 0)
+    groups_v = b.constant(np.array([groups], np.int64))
+    divides = b.compare(
+        "eq", b.binary("rem", channels, groups_v), b.constant(np.array([0], np.int64))
+    )
+    rest = b.gather(shape, b.constant(np.arange(1, rank, dtype=np.int64)), 0)
+    size = b.reshape(b.reduce("prod", rest, [0]), tensor(i64, [1]))
+    size = b.check(b.binary("div", size, groups_v), divides, "channels do not split into groups")
+    sizes = b.concat([b.gather(shape, b.constant(np.array([0], np.int64)), 0), groups_v, size], 0)
+    n = ranked_shape(x)[0]
+    return b.reshape(x, tensor(element_of(x.type), [n, groups, -1]), sizes)
+
+
+def _per_channel(b: CoreBuilder, v: SSAValue, x: SSAValue, what: str) -> SSAValue:
+    """A [C] parameter of an `NC…` input; where either length is `?`, checked at run time to
+    be C (the kernels would otherwise read past its end)."""
+    length, channels = ranked_shape(v)[0], ranked_shape(x)[1]
+    if length >= 0 and channels >= 0:
+        return v
+    pick = b.constant(np.array([1], np.int64))
+    fits = b.compare("eq", b.shape_of(v), b.gather(b.shape_of(x), pick, 0))
+    return b.check(v, fits, f"{what}'s per-channel parameter does not have one entry per channel")
 
 
 @lowers(onnx.LpNormalizationOp)
@@ -739,19 +1098,29 @@ def log_softmax(b: CoreBuilder, op: onnx.LogSoftmaxOp) -> Results:
 
 @lowers(onnx.HardmaxOp)
 def hardmax(b: CoreBuilder, op: onnx.HardmaxOp) -> Results:
-    """1 where the index along `axis` equals the (first) argmax, else 0."""
+    """1 where the index along `axis` equals the (first) argmax, else 0.
+
+    The positions along a dynamic axis are a core.iota of its run-time size.
+    """
     x = op.input
     axis = _axis(op, x)
     shape = ranked_shape(x)
-    if shape[axis] < 0:
-        raise LoweringError("Hardmax along a dynamic dim")
     arg = core.ArgReduceOp.create(
         operands=[x],
         result_types=[tensor(i64, [d for i, d in enumerate(shape) if i != axis])],
         properties={"fn": StringAttr("max"), "axis": int_attr(axis), "last": int_attr(0)},
     )
     index = b.insert(arg).results[0]
-    iota = b.constant(np.arange(shape[axis], dtype=np.int64))
+    if shape[axis] >= 0:
+        iota = b.constant(np.arange(shape[axis], dtype=np.int64))
+    else:
+        iota = b.insert(
+            core.IotaOp.create(
+                operands=[b.reshape(b.shape_vector([DimOf(x, axis)]), tensor(i64, []))],
+                result_types=[tensor(i64, [-1])],
+                properties={"dim": int_attr(0)},
+            )
+        ).results[0]
     positions = b.broadcast_in_dim(iota, [axis], x)
     chosen = b.broadcast_in_dim(index, [i for i in range(len(shape)) if i != axis], positions)
     hit = b.compare("eq", positions, chosen)
@@ -766,19 +1135,17 @@ def lrn(b: CoreBuilder, op: onnx.LRNOp) -> Results:
     """
     x = op.X
     shape = ranked_shape(x)
-    if any(d < 0 for d in shape[1:]):
-        raise LoweringError("LRN with dynamic channel or spatial dims")
     size = _int(op, "size")
     alpha, beta, bias = _float(op, "alpha"), _float(op, "beta"), _float(op, "bias")
-    n = b.dims(x)[0]
+    n, *dims = b.dims(x)
     squared = b.binary("mul", x, x)
-    view = b.reshape_to(squared, [n, 1, *shape[1:]])
+    view = b.reshape_to(squared, [n, 1, *dims])
     rest = len(shape) - 1
     low = [(size - 1) // 2] + [0] * (rest - 1)
     high = [pymath.ceil((size - 1) / 2)] + [0] * (rest - 1)
     window = [size] + [1] * (rest - 1)
     summed = _pool(b, "sum", view, window, [1] * rest, [1] * rest, low, high, list(shape[1:]))
-    summed = b.reshape_to(summed, [n, *shape[1:]])
+    summed = b.reshape_to(summed, [n, *dims])
     base = b.binary(
         "add", b.splat(bias, summed), b.binary("mul", summed, b.splat(alpha / size, summed))
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import onnx
-from onnx import FunctionProto, NodeProto
+from onnx import FunctionProto, ModelProto, NodeProto
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseResourceAttr,
@@ -139,6 +139,12 @@ def function_body(op: OnnxOp) -> FunctionProto | None:
         return None
     fn = FunctionProto()
     fn.ParseFromString(raw)
+    if not fn.node:
+        # The builder signals a context it cannot serve by an empty body, e.g. when a
+        # size it turns into an attribute (CausalConvWithState's channel count, its
+        # Conv's `group`) is only known at run time.
+        shapes = ", ".join(str(v.type) for v in op.onnx_inputs() if v is not None)
+        raise RungError(f"ONNX builds no body for operands of types ({shapes})")
     return fn
 
 
@@ -174,11 +180,26 @@ def expanded_module(op: OnnxOp) -> tuple[ModuleOp, NodeModel] | None:
     node.node.op_type = fn.name
     _with_defaults(node.node, op)
     model = node.model([fn])
+    _unsized_outputs(model)
     try:
         module = import_model(model)
     except RungError:
         return None
     return module, node
+
+
+def _unsized_outputs(model: ModelProto) -> None:
+    """Keep only the rank of the one-node model's output types: the body computes the sizes.
+
+    The op's result types come from ONNX's inference of the op as a whole, which
+    can be wrong where the inputs are dynamic (a 3-D Attention output gets a
+    last dim of 0), and a declared size would override the body's own.
+    """
+    for vi in model.graph.output:
+        tp = vi.type
+        if tp.HasField("tensor_type") and tp.tensor_type.HasField("shape"):
+            for dim in tp.tensor_type.shape.dim:
+                dim.Clear()
 
 
 def inline_expansion(op: OnnxOp, rewriter: PatternRewriter) -> list[Operation] | None:

@@ -3,18 +3,21 @@
 `core.reduce` drops the reduced axes, so `keepdims=1` is a reshape back to
 the ONNX result type. The composite reductions (mean, L1, L2, log-sum,
 log-sum-exp, sum of squares) are elementwise ops around a core sum/max.
-`axes` must be a constant, or follow from the static types: they decide the
-result's rank. TopK's K may arrive at run time (checked against its axis).
+Constant `axes` give a core.reduce. Axes known only at run time give a
+core.masked_reduce over a mask of the named dims, which keeps them as size 1;
+keepdims=0 then drops them with a reshape to a shape computed at run time
+(the result's rank must be declared, or follow from a static number of axes).
+TopK's K may arrive at run time (checked against its axis).
 
-Empty-set reductions (a reduced dim of size 0) are resolved here, because
-numpy (the core spec) has no identity for max/min: the result is then a
-constant of the reduction's identity (-inf for max, 0 for sum, ...).
+Empty-set reductions over constant axes (a reduced dim of static size 0) are
+resolved here: the result is a constant of the reduction's identity (-inf for
+max, 0 for sum, ...). Over run-time axes, core.masked_reduce starts from the
+identity, so an empty set gives it with no special case.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
 
 import numpy as np
 from xdsl.dialects.builtin import StringAttr
@@ -53,11 +56,6 @@ _FN: dict[type[Reduction], str] = {
 }  # fmt: skip
 """The core reduction at the heart of each Reduce* op."""
 
-_NOOP_ON_SIZE_ONE = (
-    onnx.ReduceSumOp, onnx.ReduceMaxOp, onnx.ReduceMinOp, onnx.ReduceProdOp, onnx.ReduceMeanOp,
-)  # fmt: skip
-"""Reductions that change nothing when they reduce dims of size 1 only."""
-
 
 def _rank(x: SSAValue) -> int:
     shape = shape_of_type(x.type)
@@ -66,114 +64,29 @@ def _rank(x: SSAValue) -> int:
     return len(shape)
 
 
-def _reduce_axes(op: Reduction, x: SSAValue) -> list[list[int]] | None:
-    """The candidate sets of axes to reduce (sorted, non-negative); None for the identity.
+def _run_time_axes(op: Reduction) -> bool:
+    """Whether the axes are an input that is neither a constant nor empty by its type."""
+    axes = op.axes
+    if axes is None or shape_of_type(axes.type) == (0,):
+        return False
+    return constant_ints(axes) is None
+
+
+def _reduce_axes(op: Reduction, x: SSAValue) -> list[int] | None:
+    """The constant axes to reduce (sorted, non-negative); None for the identity.
 
     No `axes` (or an empty one) means all axes, unless `noop_with_empty_axes`
-    is set; then nothing is reduced. Constant axes give one candidate. Axes
-    known only at run time are recovered from the static result type: every
-    set of axes that turns the input type into the result type is a
-    candidate (sets differing only in size-1 dims are the same reduction),
-    and `_select_axes` picks among several at run time.
+    is set; then nothing is reduced.
     """
     axes_value = op.axes
     rank = _rank(x)
     noop = bool(op.attr("noop_with_empty_axes"))
-    axes_shape = None if axes_value is None else shape_of_type(axes_value.type)
-    if axes_value is None or axes_shape == (0,):
-        return None if noop else [list(range(rank))]
-    found = constant_ints(axes_value)
-    if found is not None:
-        if not found:
-            return None if noop else [list(range(rank))]
-        return [sorted({normalize_axis(a, rank) for a in found})]
-    return _axes_from_types(op, x, noop)
-
-
-def _axes_from_types(op: Reduction, x: SSAValue, noop: bool) -> list[list[int]] | None:
-    """Candidate axes for run-time `axes`, from the input and result types."""
-    ins = shape_of_type(x.type)
-    out = shape_of_type(op.reduced.type)
-    why = "axes must be a constant, or follow from static input and result shapes"
-    if ins is None or out is None or any(d < 0 for d in ins + out):
-        raise LoweringError(
-            f"{why}; axes is a run-time value and the shapes are not both static "
-            f"({x.type} -> {op.reduced.type})"
-        )
-    rank = len(ins)
-    size_one = [i for i in range(rank) if ins[i] == 1]
-    if op.attr("keepdims"):
-        if len(out) != rank:
-            raise LoweringError(why)
-        definite = [i for i in range(rank) if out[i] == 1 and ins[i] != 1]
-        if any(out[i] not in (ins[i], 1) for i in range(rank)):
-            raise LoweringError(why)
-        if definite:
-            return [definite]
-        if not noop or not size_one:
-            return None if noop else [size_one]
-        if isinstance(op, _NOOP_ON_SIZE_ONE):
-            return None  # reducing size-1 dims changes nothing
-        raise LoweringError("cannot tell from the shapes whether the reduction is a no-op")
-    k = rank - len(out)
-    if k == 0 and noop:
-        return None
-    candidates: dict[tuple[int, ...], list[int]] = {}
-    for removed in combinations(range(rank), k):
-        if [d for i, d in enumerate(ins) if i not in removed] == list(out):
-            key = tuple(i for i in removed if ins[i] != 1)
-            candidates.setdefault(key, list(removed))
-    if not candidates:
-        raise LoweringError(why)
-    if len(candidates) > 8:
-        raise LoweringError("too many ways to reduce to the result shape; make axes a constant")
-    return list(candidates.values())
-
-
-def _axes_mask(b: CoreBuilder, op: Reduction, rank: int) -> SSAValue:
-    """`mask[i]` (i1, shape [rank]): whether the run-time axes name dim i."""
-    axes = op.axes
-    assert axes is not None
-    shape = shape_of_type(axes.type)
-    if shape is None or len(shape) != 1 or shape[0] < 0:
-        raise LoweringError("run-time axes need a static length")
-    n = shape[0]
-    axes = b.cast(axes, i64)
-    negative = b.compare("lt", axes, b.splat(0, axes))
-    axes = b.select(negative, b.binary("add", axes, b.splat(rank, axes)), axes)
-    grid = tensor(i64, [n, rank])
-    spread = b.insert(
-        core.BroadcastOp.create(
-            operands=[axes], result_types=[grid], properties={"dims": core.ints([0])}
-        )
-    ).results[0]
-    dims = b.constant(np.broadcast_to(np.arange(rank, dtype=np.int64), (n, rank)).copy())
-    hits = b.compare("eq", spread, dims)
-    return b.reduce("or", hits, [0])
-
-
-def _select_axes(
-    b: CoreBuilder,
-    op: Reduction,
-    x: SSAValue,
-    candidates: list[list[int]],
-    results: list[SSAValue],
-) -> SSAValue:
-    """Pick, at run time, the result of the candidate whose axes the `axes` input names."""
-    if len(results) == 1:
-        return results[0]
-    shape = shape_of_type(x.type) or ()
-    rank = len(shape)
-    mask = _axes_mask(b, op, rank)
-    chosen = results[-1]
-    for axes, result in zip(candidates[:-1], results[:-1], strict=True):
-        want = b.constant(np.array([i in axes for i in range(rank)]))
-        ignore = b.constant(np.array([d == 1 for d in shape]))
-        agree = b.binary("or", b.compare("eq", mask, want), ignore)
-        cond = b.reduce("and", agree, [0])
-        cond = b.broadcast_to(cond, tensor(element_of(cond.type), shape_of_type(result.type) or ()))
-        chosen = b.select(cond, result, chosen)
-    return chosen
+    empty = axes_value is None or shape_of_type(axes_value.type) == (0,)
+    found = [] if empty else constant_ints(axes_value)
+    assert found is not None, "run-time axes take the masked path"
+    if not found:
+        return None if noop else list(range(rank))
+    return sorted({normalize_axis(a, rank) for a in found})
 
 
 def _kept_shape(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
@@ -258,11 +171,12 @@ def _identity(op: Reduction, dtype: np.dtype) -> float | bool:
 @lowers(*_FN)
 def reduce(b: CoreBuilder, op: Reduction) -> Results:
     x = op.data
-    candidates = _reduce_axes(op, x)
-    if candidates is None:
+    if _run_time_axes(op):
+        return [_reduce_masked(b, op, x)]
+    axes = _reduce_axes(op, x)
+    if axes is None:
         return [x]
-    results = [_reduce_one(b, op, x, axes) for axes in candidates]
-    return [_select_axes(b, op, x, candidates, results)]
+    return [_reduce_one(b, op, x, axes)]
 
 
 def _reduce_one(b: CoreBuilder, op: Reduction, x: SSAValue, axes: list[int]) -> SSAValue:
@@ -300,6 +214,188 @@ def _log_sum_exp(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
     shifted = b.binary("sub", x, _expand(b, safe, x, axes))
     total = b.reduce("sum", b.unary("exp", shifted), axes)
     return b.binary("add", b.unary("log", total), safe)
+
+
+# ---- axes known only at run time ------------------------------------------------------
+
+
+def _reduce_masked(b: CoreBuilder, op: Reduction, x: SSAValue) -> SSAValue:
+    """The reduction over run-time axes: a core.masked_reduce, whose result keeps the
+    reduced dims as 1, then (keepdims=0) a reshape that drops them.
+
+    The result's rank must be known: with keepdims=0 it comes from the declared
+    result rank, or else from a static number of axes; the run checks that the
+    axes name as many distinct dims. The run also checks each axis is in range.
+    """
+    rank = _rank(x)
+    keepdims = bool(op.attr("keepdims"))
+    removed = None if keepdims else _removed_count(op, rank)
+    axes = op.axes
+    assert axes is not None
+    mask = _axes_mask(b, axes, rank, bool(op.attr("noop_with_empty_axes")))
+    reduced = _reduce_flagged(b, op, x, mask)
+    if removed is not None:
+        reduced = _drop_flagged(b, reduced, mask, removed)
+    return _declared(b, reduced, op.reduced.type)
+
+
+def _removed_count(op: Reduction, rank: int) -> int:
+    """How many dims a keepdims=0 reduction over run-time axes drops."""
+    out = shape_of_type(op.reduced.type)
+    axes = op.axes
+    assert axes is not None
+    length = shape_of_type(axes.type)
+    if out is not None:
+        removed = rank - len(out)
+    elif length is not None and len(length) == 1 and length[0] >= 0:
+        removed = length[0]
+    else:
+        raise LoweringError(
+            "keepdims=0 over run-time axes needs a ranked result or a static number of axes"
+        )
+    if not 0 <= removed <= rank:
+        raise LoweringError(f"reducing a rank-{rank} input cannot give {op.reduced.type}")
+    return removed
+
+
+def _axes_mask(b: CoreBuilder, axes: SSAValue, rank: int, noop: bool) -> SSAValue:
+    """`mask[i]` (i1, shape [rank]): whether the run-time axes name dim i.
+
+    Axes are normalized and checked to lie in [-rank, rank); duplicates are
+    harmless. Empty axes flag every dim, unless `noop` (then none, and the
+    composite ops are their elementwise part alone, as in ONNX's reference and
+    onnxruntime: ReduceL1 gives |x|).
+    """
+    length = shape_of_type(axes.type)
+    if length is None or len(length) != 1:
+        raise LoweringError(f"axes must be a 1-D tensor, got {axes.type}")
+    axes = b.wrap_indices(b.cast(axes, i64), rank)
+    fits = b.binary(
+        "and", b.compare("ge", axes, b.splat(0, axes)), b.compare("lt", axes, b.splat(rank, axes))
+    )
+    axes = b.check(axes, fits, f"axes must lie in [{-rank}, {rank - 1}]")
+    grid = tensor(i64, [length[0], rank])
+    shape = None
+    if length[0] < 0:
+        shape = b.concat([b.shape_of(axes), b.constant(np.array([rank], np.int64))], 0)
+    spread = _spread(b, axes, grid, [0], shape)
+    dims = _spread(b, b.constant(np.arange(rank, dtype=np.int64)), grid, [1], shape)
+    mask = b.reduce("or", b.compare("eq", spread, dims), [0])
+    if length[0] >= 0 or noop:
+        return mask
+    count = b.reshape(b.shape_of(axes), tensor(i64, []))
+    empty = b.compare("eq", count, b.scalar(0, i64))
+    return b.binary("or", mask, b.broadcast_to(empty, mask.type))
+
+
+def _spread(
+    b: CoreBuilder, x: SSAValue, grid: Attribute, dims: list[int], shape: SSAValue | None
+) -> SSAValue:
+    """`x` broadcast into `grid` along `dims` (a `?` grid takes its shape from `shape`)."""
+    result = tensor(element_of(x.type), shape_of_type(grid) or ())
+    new = core.BroadcastOp.create(
+        operands=[x] if shape is None else [x, shape],
+        result_types=[result],
+        properties={"dims": core.ints(dims)},
+    )
+    return b.insert(new).results[0]
+
+
+def _masked(b: CoreBuilder, fn: str, x: SSAValue, mask: SSAValue) -> SSAValue:
+    """core.masked_reduce: the flagged dims become 1 (a `?` unless statically 1 already)."""
+    result = tensor(element_of(x.type), [1 if d == 1 else -1 for d in ranked_shape(x)])
+    new = core.MaskedReduceOp.create(
+        operands=[x, mask], result_types=[result], properties={"fn": StringAttr(fn)}
+    )
+    return b.insert(new).results[0]
+
+
+def _reduce_flagged(b: CoreBuilder, op: Reduction, x: SSAValue, mask: SSAValue) -> SSAValue:
+    """The Reduce* op over the flagged dims, which stay as size 1."""
+    if isinstance(op, onnx.ReduceLogSumExpOp):
+        return _masked_log_sum_exp(b, x, mask)
+    source = x
+    if isinstance(op, onnx.ReduceL1Op):
+        source = b.unary("abs", x)
+    elif isinstance(op, onnx.ReduceL2Op | onnx.ReduceSumSquareOp):
+        source = b.binary("mul", x, x)
+    reduced = _masked(b, _FN[type(op)], source, mask)
+    if isinstance(op, onnx.ReduceMeanOp):
+        reduced = b.binary("div", reduced, _masked_count(b, x, mask, reduced))
+    elif isinstance(op, onnx.ReduceL2Op):
+        reduced = b.unary("sqrt", reduced)
+    elif isinstance(op, onnx.ReduceLogSumOp):
+        reduced = b.unary("log", reduced)
+    return reduced
+
+
+def _masked_count(b: CoreBuilder, x: SSAValue, mask: SSAValue, like: SSAValue) -> SSAValue:
+    """How many elements each result of a masked reduction combines, shaped like `like`."""
+    rank = _rank(x)
+    sizes = b.select(mask, b.shape_of(x), b.constant(np.ones(rank, np.int64)))
+    n = b.cast(b.reduce("prod", sizes, [0]), element_of(like.type))
+    return b.broadcast_to(n, like.type, like)
+
+
+def _masked_log_sum_exp(b: CoreBuilder, x: SSAValue, mask: SSAValue) -> SSAValue:
+    """`_log_sum_exp` over the flagged dims (the max is broadcast back at run time)."""
+    peak = _masked(b, "max", x, mask)
+    infinite = b.unary("isinf", peak, tensor(i1, ranked_shape(peak)))
+    safe = b.select(infinite, b.splat(0, peak), peak)
+    spread = b.broadcast_to(
+        safe, tensor(element_of(safe.type), ranked_shape(x)), like=x, always=True
+    )
+    total = _masked(b, "sum", b.unary("exp", b.binary("sub", x, spread)), mask)
+    return b.binary("add", b.unary("log", total), safe)
+
+
+def _drop_flagged(b: CoreBuilder, reduced: SSAValue, mask: SSAValue, removed: int) -> SSAValue:
+    """`reduced` without its flagged dims (keepdims=0), once the run has checked that
+    the axes name `removed` distinct dims.
+
+    The kept dims, in order, are the first ones of a stable sort of the flags.
+    """
+    rank = len(ranked_shape(reduced))
+    flags = b.cast(mask, i64)
+    count = b.reduce("sum", flags, [0])
+    matches = b.compare("eq", count, b.scalar(removed, i64))
+    reduced = b.check(reduced, matches, f"the axes must name exactly {removed} distinct dims")
+    kept = rank - removed
+    element = element_of(reduced.type)
+    if kept == 0:
+        return b.reshape(reduced, tensor(element, []))
+    if removed == 0:
+        return reduced
+    sort = core.SortOp.create(
+        operands=[flags],
+        result_types=[flags.type, tensor(i64, [rank])],
+        properties={"axis": int_attr(0), "descending": int_attr(0)},
+    )
+    order = b.insert(sort).results[1]
+    dims = b.gather(b.shape_of(reduced), b.slice(order, [0], [kept]), 0)
+    return b.reshape(reduced, tensor(element, [-1] * kept), dims)
+
+
+def _declared(b: CoreBuilder, v: SSAValue, declared: Attribute) -> SSAValue:
+    """`v` in the declared result type, once the run has checked the static dims it
+    declares (an unranked declaration leaves `v` as it is)."""
+    out = shape_of_type(declared)
+    if out is None or v.type == declared:
+        return v
+    shape = ranked_shape(v)
+    if len(out) != len(shape):
+        raise LoweringError(f"the reduction gives rank {len(shape)}, not that of {declared}")
+    claimed = [o >= 0 and d < 0 for o, d in zip(out, shape, strict=True)]
+    if any(claimed):
+        actual = b.shape_of(v)
+        sizes = b.select(
+            b.constant(np.array(claimed)),
+            b.constant(np.array([max(o, 0) for o in out], np.int64)),
+            actual,
+        )
+        matches = b.compare("eq", actual, sizes)
+        v = b.check(v, matches, f"the result's shape differs from the declared {declared}")
+    return b.retype(v, declared)
 
 
 @lowers(onnx.ArgMaxOp, onnx.ArgMinOp)
@@ -418,10 +514,14 @@ def top_k(b: CoreBuilder, op: onnx.TopKOp) -> Results:
 
 
 def _run_time_k(b: CoreBuilder, k: SSAValue) -> SSAValue:
-    """TopK's K input as a 1-element i64 tensor."""
+    """TopK's K input as a 1-element i64 tensor; a K of dynamic shape is first checked
+    at run time to hold exactly one value."""
     shape = shape_of_type(k.type)
-    if shape is None or int(np.prod(shape)) != 1:
+    if shape is None or any(d not in (1, -1) for d in shape):
         raise LoweringError(f"TopK's K must hold one value, got {k.type}")
+    if -1 in shape:
+        count = b.reduce("prod", b.shape_of(k), [0])
+        k = b.check(k, b.compare("eq", count, b.scalar(1, i64)), "TopK: K must hold one value")
     if element_of(k.type) != i64:
         k = b.cast(k, i64)
     return b.reshape(k, tensor(i64, [1]))

@@ -10,9 +10,13 @@ output, which `core.loop` stacks into Y. A reverse direction reads step
 direction gets its own loop; their results are concatenated as ONNX lays them
 out (`[seq, dirs, batch, H]`, or batch-first for `layout = 1`).
 
-Shapes must be static: core.loop stacks per-iteration outputs whose sizes the
-handlers compute here. `sequence_lens` is accepted only when it is a constant
-equal to the full length everywhere (it then changes nothing).
+seq_length, batch and input size may be run-time values (the trip count of
+the loop, the sizes of its states); hidden_size must be static (the attribute,
+or a static R). The other inputs' shapes follow from X and the attributes: a
+`?` dim there is checked at run time, so a wrong size fails the run, naming the
+node, instead of being read past. `sequence_lens` is accepted only when it
+equals the full length everywhere (it then changes nothing): checked at
+compile time when constant, else at run time.
 """
 
 from __future__ import annotations
@@ -35,12 +39,17 @@ from rung.dialects.onnx import YieldOp
 from rung.dialects.onnx import generated_ops as onnx
 from rung.lowering.kit import (
     CoreBuilder,
+    DimOf,
     LoweringError,
+    Size,
     constant_array,
     element_of,
     int_attr,
     is_static,
+    normalize_axis,
+    ranked_shape,
     shape_of_type,
+    static_size,
     tensor,
 )
 
@@ -67,33 +76,40 @@ class BodyBuilder(CoreBuilder):
 # ---- small helpers ------------------------------------------------------------------------
 
 
-def _static(v: SSAValue, what: str) -> tuple[int, ...]:
-    if not is_static(v.type):
-        raise LoweringError(f"{what} needs a static shape, got {v.type}")
-    shape = shape_of_type(v.type)
-    assert shape is not None
-    return shape
+def _scalar_of(b: CoreBuilder, size: Size) -> SSAValue:
+    """A size as a rank-0 i64 tensor (a trip count), read at run time when dynamic."""
+    return b.reshape(b.shape_vector([size]), tensor(i64, []))
 
 
 def _flip0(b: CoreBuilder, x: SSAValue) -> SSAValue:
     """`x` reversed along its first dim (a stride -1 slice)."""
-    shape = _static(x, "flip")
-    if shape[0] <= 1:
+    shape = ranked_shape(x)
+    if 0 <= shape[0] <= 1:
         return x
+    stride = [-1] + [1] * (len(shape) - 1)
+    if is_static(x.type):
+        op = core.SliceOp.create(
+            operands=[x],
+            result_types=[x.type],
+            properties={
+                "start": core.ints([shape[0] - 1] + [0] * (len(shape) - 1)),
+                "stride": core.ints(stride),
+            },
+        )
+        return b.insert(op).results[0]
+    sizes = b.shape_of(x)
+    one, zero = (b.constant(np.array([v], np.int64)) for v in (1, 0))
+    last = b.binary("max", b.binary("sub", b.slice(sizes, [0], [1]), one), zero)
+    start = b.concat([last, b.constant(np.zeros(len(shape) - 1, np.int64))], 0)
     op = core.SliceOp.create(
-        operands=[x],
-        result_types=[x.type],
-        properties={
-            "start": core.ints([shape[0] - 1] + [0] * (len(shape) - 1)),
-            "stride": core.ints([-1] + [1] * (len(shape) - 1)),
-        },
+        operands=[x, start, sizes, b.constant(np.array(stride, np.int64))], result_types=[x.type]
     )
     return b.insert(op).results[0]
 
 
 def _matmul(b: CoreBuilder, x: SSAValue, w: SSAValue) -> SSAValue:
     """2-D `x · w` accumulated in the element type (RNN ops are float-only)."""
-    (m, _), (_, n) = _static(x, "matmul"), _static(w, "matmul")
+    (m, _), (_, n) = ranked_shape(x), ranked_shape(w)
     element = element_of(x.type)
     op = core.MatmulOp.create(
         operands=[x, w], result_types=[tensor(element, [m, n])], properties={"acc": element}
@@ -101,21 +117,53 @@ def _matmul(b: CoreBuilder, x: SSAValue, w: SSAValue) -> SSAValue:
     return b.insert(op).results[0]
 
 
-def _concat(b: CoreBuilder, values: Sequence[SSAValue], axis: int) -> SSAValue:
-    if len(values) == 1:
-        return values[0]
-    shape = list(_static(values[0], "concat"))
-    shape[axis] = sum(_static(v, "concat")[axis] for v in values)
-    op = core.ConcatOp.create(
-        operands=list(values),
-        result_types=[tensor(element_of(values[0].type), shape)],
-        properties={"axis": int_attr(axis)},
+def _fit(b: CoreBuilder, v: SSAValue, sizes: Sequence[Size], what: str) -> SSAValue:
+    """`v` typed with `sizes` (static where they are), checked at run time where its
+    type does not already say so.
+
+    The sizes come from X and the attributes; a `?` dim of another input that
+    turns out different fails the run instead of being read past its end.
+    """
+    shape = ranked_shape(v)
+    want = [static_size(s) for s in sizes]
+    if len(shape) != len(want) or any(
+        d >= 0 and w >= 0 and d != w for d, w in zip(shape, want, strict=True)
+    ):
+        raise LoweringError(f"{what} has shape {list(shape)}, expected {want}")
+    unsure = [
+        i
+        for i, (d, s) in enumerate(zip(shape, sizes, strict=True))
+        if (d < 0 or static_size(s) < 0)
+        and not (isinstance(s, DimOf) and s.value is v and s.axis == i)
+    ]
+    if not unsure:
+        return v
+    expected = b.shape_vector(sizes)
+    fits = b.compare("eq", b.shape_of(v), expected)
+    checked = b.check(
+        v, fits, f"{what} does not have the shape {want} that X and the attributes give"
     )
-    return b.insert(op).results[0]
+    out = tensor(element_of(v.type), [d if d >= 0 else w for d, w in zip(shape, want, strict=True)])
+    return checked if out == v.type else b.reshape(checked, out, expected)
 
 
-def _reshape(b: CoreBuilder, x: SSAValue, shape: Sequence[int]) -> SSAValue:
-    return b.reshape(x, tensor(element_of(x.type), shape))
+def _pick(*candidates: Size) -> Size:
+    """The first static size among sizes that must be equal, else the first."""
+    return next((c for c in candidates if static_size(c) >= 0), candidates[0])
+
+
+def _reshape(b: CoreBuilder, x: SSAValue, shape: Sequence[Size]) -> SSAValue:
+    return b.reshape_to(x, shape)
+
+
+def _flatten2(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """`x [a, b, c]` as `[a·b, c]`; a `?` product is computed at run time."""
+    a, n, c = b.dims(x)
+    if static_size(a) >= 0 and static_size(n) >= 0:
+        return b.reshape_to(x, [static_size(a) * static_size(n), c])
+    rows = b.reduce("prod", b.shape_vector([a, n]), [0])
+    shape = b.concat([b.reshape(rows, tensor(i64, [1])), b.shape_vector([c])], 0)
+    return b.reshape(x, tensor(element_of(x.type), [-1, static_size(c)]), shape)
 
 
 def _add(b: CoreBuilder, *values: SSAValue) -> SSAValue:
@@ -155,28 +203,33 @@ class _Cell:
         self.b = b
         self.op = op
         self.gates = gates
-        x, w, r, bias, seq_lens, init_h = op.X, op.W, op.R, op.B, op.sequence_lens, op.initial_h
+        x, w, r, bias, init_h = op.X, op.W, op.R, op.B, op.initial_h
         self.layout = int(op.attr("layout") or 0)  # type: ignore[arg-type]
-        xs = _static(x, "X")
+        if len(ranked_shape(x)) != 3:
+            raise LoweringError(f"X must have rank 3, got {x.type}")
         if self.layout == 1:
             x = b.transpose(x, [1, 0, 2])
-            xs = (xs[1], xs[0], xs[2])
-        self.x = x
-        self.seq, self.batch, self.input = xs
-        self.hidden = int(op.attr("hidden_size") or _static(r, "R")[-1])  # type: ignore[arg-type]
         direction = str(op.attr("direction") or "forward")
         if direction not in ("forward", "reverse", "bidirectional"):
             raise LoweringError(f"unknown direction '{direction}'")
         self.reverse = [False, True] if direction == "bidirectional" else [direction == "reverse"]
         self.dirs = len(self.reverse)
-        _static(w, "W")
-        _static(r, "R")
-        self.w, self.r, self.bias = w, r, bias
-        if seq_lens is not None:
-            lens = constant_array(seq_lens)
-            if lens is None or not np.all(lens == self.seq):
-                raise LoweringError("sequence_lens other than the full length is not supported")
-        self.init_h = self._state(init_h)
+        hidden = op.attr("hidden_size") or ranked_shape(r)[-1]
+        if int(hidden) < 0:  # type: ignore[call-overload]
+            raise LoweringError("hidden_size needs the attribute or a static R")
+        self.hidden = int(hidden)  # type: ignore[call-overload]
+        seq, batch, size = b.dims(x)
+        self.seq = seq
+        states = [op.initial_h, getattr(op, "initial_c", None)]
+        self.batch = _pick(batch, *(self._batch_dim(b, v) for v in states if v is not None))
+        self.input = _pick(size, DimOf(w, 2)) if len(ranked_shape(w)) == 3 else size
+        gh = gates * self.hidden
+        self.x = _fit(b, x, [seq, self.batch, self.input], "X")
+        self.w = _fit(b, w, [self.dirs, gh, self.input], "W")
+        self.r = _fit(b, r, [self.dirs, gh, self.hidden], "R")
+        self.bias = None if bias is None else _fit(b, bias, [self.dirs, 2 * gh], "B")
+        self._full_length(op.sequence_lens)
+        self.init_h = self._state(init_h, "initial_h")
         clip = op.attr("clip")
         self.clip = None if clip is None else float(clip)  # type: ignore[arg-type]
         # The schema's default list is for one fixed op (RNN's is [Tanh, Tanh]);
@@ -200,16 +253,44 @@ class _Cell:
     def element(self) -> Attribute:
         return element_of(self.x.type)
 
-    def _state(self, v: SSAValue | None) -> list[SSAValue]:
+    def _batch_dim(self, b: CoreBuilder, state: SSAValue) -> Size:
+        """The batch dim of an initial state, where its layout puts it (1 past its rank
+        when it has too few dims: `_fit` then refuses it)."""
+        axis = 0 if self.layout == 1 else 1
+        return b.dims(state)[axis] if len(ranked_shape(state)) > axis else 1
+
+    def _full_length(self, lens: SSAValue | None) -> None:
+        """Accept `sequence_lens` only where it is the full length for every batch entry:
+        a constant at compile time, anything else at run time."""
+        if lens is None:
+            return
+        b = self.b
+        values = constant_array(lens)
+        seq = static_size(self.seq)
+        if values is not None and seq >= 0:
+            if not np.all(values == seq):
+                raise LoweringError("sequence_lens other than the full length is not supported")
+            return
+        wanted = b.broadcast_to(_scalar_of(b, self.seq), tensor(i64, ranked_shape(lens)), lens)
+        full = b.compare("eq", b.cast(lens, i64), wanted)
+        self.x = b.check(self.x, full, "sequence_lens other than the full length is not supported")
+
+    def _state(self, v: SSAValue | None, what: str) -> list[SSAValue]:
         """An initial state per direction, `[batch, hidden]`; zeros when absent."""
         b, bh = self.b, [self.batch, self.hidden]
         if v is None:
-            zeros = np.zeros(bh, dtype=np.float64)
-            return [b.constant(zeros, like=self.x.type) for _ in range(self.dirs)]
-        _static(v, "initial state")
+            if static_size(self.batch) >= 0:
+                zeros = np.zeros([static_size(self.batch), self.hidden], dtype=np.float64)
+                return [b.constant(zeros, like=self.x.type) for _ in range(self.dirs)]
+            zero = b.scalar(0, self.element)
+            like = tensor(self.element, [-1, self.hidden])
+            return [b.broadcast_to(zero, like, shape=b.shape_vector(bh)) for _ in range(self.dirs)]
         if self.layout == 1:
-            v = b.transpose(v, [1, 0, 2])
-        return [_reshape(b, b.slice(v, [d, 0, 0], [1, *bh]), bh) for d in range(self.dirs)]
+            v = b.transpose(_fit(b, v, [self.batch, self.dirs, self.hidden], what), [1, 0, 2])
+        else:
+            v = _fit(b, v, [self.dirs, self.batch, self.hidden], what)
+        sizes = [static_size(self.batch), self.hidden]
+        return [_reshape(b, b.slice(v, [d, 0, 0], [1, *sizes]), bh) for d in range(self.dirs)]
 
     def activate(self, b: CoreBuilder, d: int, k: int, x: SSAValue) -> SSAValue:
         """Activation `k` of direction `d`, its input clipped to ±clip when asked."""
@@ -221,13 +302,13 @@ class _Cell:
     def weights(self, d: int) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
         """Direction d's `Wᵀ [I, gH]`, `Rᵀ [H, gH]` and the biases `Wb`, `Rb` `[gH]`."""
         b, gh = self.b, self.gates * self.hidden
-        w = _reshape(b, b.slice(self.w, [d, 0, 0], [1, gh, self.input]), [gh, self.input])
+        size = static_size(self.input)
+        w = _reshape(b, b.slice(self.w, [d, 0, 0], [1, gh, size]), [gh, self.input])
         r = _reshape(b, b.slice(self.r, [d, 0, 0], [1, gh, self.hidden]), [gh, self.hidden])
         if self.bias is None:
             zero = b.constant(np.zeros(gh), like=self.x.type)
             wb, rb = zero, zero
         else:
-            _static(self.bias, "B")
             wb = _reshape(b, b.slice(self.bias, [d, 0], [1, gh]), [gh])
             rb = _reshape(b, b.slice(self.bias, [d, gh], [1, gh]), [gh])
         return b.transpose(w, [1, 0]), b.transpose(r, [1, 0]), wb, rb
@@ -235,14 +316,34 @@ class _Cell:
     def project(self, wt: SSAValue, bias: SSAValue) -> SSAValue:
         """`X·Wᵀ + bias` for all time steps at once: `[seq, batch, gH]`."""
         b, gh = self.b, self.gates * self.hidden
-        flat = _reshape(b, self.x, [self.seq * self.batch, self.input])
-        xw = _reshape(b, _matmul(b, flat, wt), [self.seq, self.batch, gh])
-        full = b.broadcast_to(bias, tensor(self.element, [self.seq, self.batch, gh]))
+        xw = _reshape(b, _matmul(b, _flatten2(b, self.x), wt), [self.seq, self.batch, gh])
+        full = b.broadcast_to(bias, xw.type, xw)
         return b.binary("add", xw, full)
 
-    def gate(self, b: CoreBuilder, v: SSAValue, k: int) -> SSAValue:
-        """Gate k (`[batch, H]`) of a `[batch, gH]` value."""
-        return b.slice(v, [0, k * self.hidden], [self.batch, self.hidden])
+    def gate(self, b: CoreBuilder, v: SSAValue, k: int, state: SSAValue) -> SSAValue:
+        """Gate k (`[batch, H]`) of a `[batch, gH]` value, sized like `state` (`[batch, H]`).
+
+        A run-time batch is read off the carried state, so that the loop sees the
+        per-step output keep the state's shape (its rows are allocated before it).
+        """
+        h = self.hidden
+        if static_size(self.batch) >= 0:
+            return b.slice(v, [0, k * h], [static_size(self.batch), h])
+        new = core.SliceOp.create(
+            operands=[
+                v,
+                b.constant(np.array([0, k * h], np.int64)),
+                b.shape_of(state),
+                b.constant(np.array([1, 1], np.int64)),
+            ],
+            result_types=[state.type],
+        )
+        return b.insert(new).results[0]
+
+    def like_state(self, v: SSAValue, d: int) -> SSAValue:
+        """`v` (`[H]`) broadcast to the shape of a state, `[batch, H]`."""
+        state = self.init_h[d]
+        return self.b.broadcast_to(v, state.type, state)
 
     def run(
         self,
@@ -261,21 +362,26 @@ class _Cell:
         block = Block(arg_types=[scalar_i64, scalar_i1, *(s.type for s in states)])
         body = BodyBuilder(b, block)
         it, cond, *carried = block.args
+        seq = static_size(self.seq)
+        trips = b.constant(np.array(seq, np.int64)) if seq >= 0 else _scalar_of(b, self.seq)
         t: SSAValue = it
         if self.reverse[d]:
-            t = body.binary("sub", body.constant(np.array(self.seq - 1, dtype=np.int64)), it)
+            if seq >= 0:
+                last = body.constant(np.array(seq - 1, dtype=np.int64))
+            else:
+                last = b.binary("sub", trips, b.scalar(1, i64))
+            t = body.binary("sub", last, it)
         gh = self.gates * self.hidden
         gather = core.GatherOp.create(
             operands=[xw, t],
-            result_types=[tensor(self.element, [self.batch, gh])],
+            result_types=[tensor(self.element, [static_size(self.batch), gh])],
             properties={"axis": int_attr(0)},
         )
         xw_t = body.insert(gather).results[0]
         new = step(body, xw_t, list(carried))
         body.insert(core.YieldOp.create(operands=[cond, *new, new[0]]))
-        trips = b.constant(np.array(self.seq, dtype=np.int64))
         true = b.constant(np.array(True))
-        y_type = tensor(self.element, [self.seq, self.batch, self.hidden])
+        y_type = tensor(self.element, [seq, static_size(self.batch), self.hidden])
         loop = core.LoopOp.create(
             operands=[trips, true, *states],
             result_types=[*(s.type for s in states), y_type],
@@ -296,7 +402,7 @@ class _Cell:
         results: list[SSAValue | None] = []
         if present[0] is not None:
             y4 = [_reshape(b, y, [self.seq, 1, n, h]) for y in ys]
-            y = _concat(b, y4, 1)
+            y = b.concat(y4, 1)
             results.append(b.transpose(y, [2, 0, 1, 3]) if self.layout == 1 else y)
         else:
             results.append(None)
@@ -304,7 +410,7 @@ class _Cell:
             if present[1 + k] is None:
                 results.append(None)
                 continue
-            s = _concat(b, [_reshape(b, f[k], [1, n, h]) for f in finals], 0)
+            s = b.concat([_reshape(b, f[k], [1, n, h]) for f in finals], 0)
             results.append(b.transpose(s, [1, 0, 2]) if self.layout == 1 else s)
         return results
 
@@ -348,29 +454,29 @@ def gru(b: CoreBuilder, op: onnx.GRUOp) -> Results:
         rb_zr = b.slice(rb, [0], [2 * hh])
         rb_h = b.slice(rb, [2 * hh], [hh])
         if lbr:
-            rb_fold = _concat(b, [rb_zr, b.constant(np.zeros(hh), like=cell.x.type)], 0)
+            rb_fold = b.concat([rb_zr, b.constant(np.zeros(hh), like=cell.x.type)], 0)
         else:
             rb_fold = rb
         xw = cell.project(wt, b.binary("add", wb, rb_fold))
         rt_zr = b.slice(rt, [0, 0], [hh, 2 * hh])
         rt_h = b.slice(rt, [0, 2 * hh], [hh, hh])
-        rbh = b.broadcast_to(rb_h, tensor(cell.element, [cell.batch, hh]))
+        rbh = cell.like_state(rb_h, d)
 
         def step(body: BodyBuilder, x_t: SSAValue, s: list[SSAValue], d: int = d) -> list[SSAValue]:
             (h,) = s
             hr = _matmul(body, h, rt_zr)  # noqa: B023
             z = cell.activate(
-                body, d, 0, _add(body, cell.gate(body, x_t, 0), cell.gate(body, hr, 0))
+                body, d, 0, _add(body, cell.gate(body, x_t, 0, h), cell.gate(body, hr, 0, h))
             )
             r = cell.activate(
-                body, d, 0, _add(body, cell.gate(body, x_t, 1), cell.gate(body, hr, 1))
+                body, d, 0, _add(body, cell.gate(body, x_t, 1, h), cell.gate(body, hr, 1, h))
             )
             if lbr:
                 inner = body.binary("add", _matmul(body, h, rt_h), rbh)  # noqa: B023
                 rec = body.binary("mul", r, inner)
             else:
                 rec = _matmul(body, body.binary("mul", r, h), rt_h)  # noqa: B023
-            cand = cell.activate(body, d, 1, body.binary("add", cell.gate(body, x_t, 2), rec))
+            cand = cell.activate(body, d, 1, body.binary("add", cell.gate(body, x_t, 2, h), rec))
             one_minus_z = body.binary("sub", body.splat(1, z), z)
             return [
                 body.binary("add", body.binary("mul", one_minus_z, cand), body.binary("mul", z, h))
@@ -389,22 +495,20 @@ def lstm(b: CoreBuilder, op: onnx.LSTMOp) -> Results:
     `input_forget` couples the gates: f = 1 - i.
     """
     cell = _Cell(b, op, 4, ["Sigmoid", "Tanh", "Tanh"])
-    init_c = cell._state(op.initial_c)  # noqa: SLF001
+    init_c = cell._state(op.initial_c, "initial_c")  # noqa: SLF001
     peep = op.P
+    if peep is not None:
+        peep = _fit(b, peep, [cell.dirs, 3 * cell.hidden], "P")
     coupled = bool(op.attr("input_forget") or 0)
-    hh, n = cell.hidden, cell.batch
+    hh = cell.hidden
     ys, finals = [], []
     for d in range(cell.dirs):
         wt, rt, wb, rb = cell.weights(d)
         xw = cell.project(wt, b.binary("add", wb, rb))
         ps: list[SSAValue | None] = [None, None, None]
         if peep is not None:
-            _static(peep, "P")
             pd = _reshape(b, b.slice(peep, [d, 0], [1, 3 * hh]), [3 * hh])
-            ps = [
-                b.broadcast_to(b.slice(pd, [k * hh], [hh]), tensor(cell.element, [n, hh]))
-                for k in range(3)
-            ]
+            ps = [cell.like_state(b.slice(pd, [k * hh], [hh]), d) for k in range(3)]
         p_i, p_o, p_f = ps
 
         def step(
@@ -420,7 +524,7 @@ def lstm(b: CoreBuilder, op: onnx.LSTMOp) -> Results:
             pre = body.binary("add", x_t, _matmul(body, h, rt))  # noqa: B023
 
             def g(idx: int) -> SSAValue:
-                return cell.gate(body, pre, idx)
+                return cell.gate(body, pre, idx, h)
 
             pi = g(0) if p_i is None else body.binary("add", g(0), body.binary("mul", p_i, c))
             i = cell.activate(body, d, 0, pi)
@@ -465,25 +569,27 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
     out_dirs = list(op.attr("scan_output_directions") or [0] * k)  # type: ignore[call-overload]
     if m == 0 or not (len(in_axes) == len(in_dirs) == m and len(out_axes) == len(out_dirs) == k):
         raise LoweringError("Scan attributes do not match its inputs and outputs")
-    axes = []
-    for x, a in zip(xs, in_axes, strict=True):
-        shape = _static(x, "scan input")
-        axes.append(a + len(shape) if a < 0 else a)
-    lengths = {_static(x, "scan input")[a] for x, a in zip(xs, axes, strict=True)}
-    if len(lengths) != 1:
-        raise LoweringError(f"scan inputs of different lengths {sorted(lengths)}")
-    (length,) = lengths
     region = op.body_
     old = region.block
     if len(old.args) != n + m or not isinstance(old.last_op, YieldOp):
         raise LoweringError("Scan body does not match its inputs")
     elem_types = [a.type for a in old.args[n:]]
+    axes = [normalize_axis(a, len(ranked_shape(x))) for x, a in zip(xs, in_axes, strict=True)]
+    states = [
+        _declared(b, v, a.type, f"initial state {i}")
+        for i, (v, a) in enumerate(zip(states, old.args[:n], strict=True))
+    ]
+    xs = [
+        _declared(b, x, _stacked_type(x, a, et), f"scan input {j}")
+        for j, (x, a, et) in enumerate(zip(xs, axes, elem_types, strict=True))
+    ]
+    length = _scan_length(b, xs, axes)
     stacked: list[Attribute] = []
     for v, r in zip(old.last_op.values[n:], outputs[n:], strict=True):
         # Elements of unknown shape stack into the op's own result type.
         shape = shape_of_type(v.type)
         if shape is not None:
-            stacked.append(tensor(element_of(v.type), [length, *shape]))
+            stacked.append(tensor(element_of(v.type), [static_size(length), *shape]))
         elif shape_of_type(r.type) is not None:
             stacked.append(r.type)
         else:
@@ -493,21 +599,31 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
     block = moved.block
     it = block.insert_arg(tensor(i64, []), 0)
     cond = block.insert_arg(tensor(IntegerType(1), []), 1)
+    trips = (
+        b.constant(np.array(length, dtype=np.int64))
+        if isinstance(length, int)
+        else _scalar_of(b, length)
+    )
     gathers: list[Operation] = []
     last_index = None
     for j, (x, axis, rev, et) in enumerate(zip(xs, axes, in_dirs, elem_types, strict=True)):
         t: SSAValue = it
         if rev:
             if last_index is None:
-                last = core.ConstantOp.create(
-                    properties={"value": _i64_attr(length - 1)}, result_types=[tensor(i64, [])]
-                )
+                if isinstance(length, int):
+                    last_op = core.ConstantOp.create(
+                        properties={"value": _i64_attr(length - 1)}, result_types=[tensor(i64, [])]
+                    )
+                    gathers.append(last_op)
+                    last = last_op.results[0]
+                else:
+                    last = b.binary("sub", trips, b.scalar(1, i64))
                 sub = core.BinaryOp.create(
-                    operands=[last.results[0], it],
+                    operands=[last, it],
                     result_types=[tensor(i64, [])],
                     properties={"fn": StringAttr("sub")},
                 )
-                gathers += [last, sub]
+                gathers.append(sub)
                 last_index = sub.results[0]
             t = last_index
         g = core.GatherOp.create(
@@ -524,9 +640,8 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
     assert isinstance(y, YieldOp)
     new_yield = core.YieldOp.create(operands=[cond, *y.values])
     new_yield.location = y.location
-    b.rewriter.replace_op(y, new_yield, [])
+    b.rewriter.replace(y, new_yield, [])
 
-    trips = b.constant(np.array(length, dtype=np.int64))
     true = b.constant(np.array(True))
     loop = core.LoopOp.create(
         operands=[trips, true, *states],
@@ -541,7 +656,7 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
             continue
         if rev:
             v = _flip0(b, v)
-        rank = len(_static(v, "scan output"))
+        rank = len(ranked_shape(v))
         axis = axis + rank if axis < 0 else axis
         if axis:
             perm = list(range(1, rank))
@@ -549,6 +664,60 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
             v = b.transpose(v, perm)
         outs.append(v)
     return outs
+
+
+def _declared(b: CoreBuilder, v: SSAValue, declared: Attribute, what: str) -> SSAValue:
+    """`v` with the static dims of the type the Scan body declares for it, checked at run
+    time where only the declaration gives them.
+
+    The body's ops were typed from that declaration, so they would size their
+    kernels by it: a value of another size fails the run instead.
+    """
+    shape, out = shape_of_type(v.type), shape_of_type(declared)
+    if shape is None or out is None:
+        return v
+    if len(shape) != len(out) or any(
+        d >= 0 and o >= 0 and d != o for d, o in zip(shape, out, strict=True)
+    ):
+        raise LoweringError(f"{what} of type {v.type} does not fit the body's {declared}")
+    unsure = [i for i, (d, o) in enumerate(zip(shape, out, strict=True)) if d < 0 and o >= 0]
+    if not unsure:
+        return v
+    actual = b.shape_of(v)
+    picked = b.gather(actual, b.constant(np.array(unsure, np.int64)), 0)
+    wanted = b.constant(np.array([out[i] for i in unsure], np.int64))
+    checked = b.check(v, b.compare("eq", picked, wanted), f"{what} is not of the body's {declared}")
+    merged = tensor(
+        element_of(v.type), [d if d >= 0 else o for d, o in zip(shape, out, strict=True)]
+    )
+    return b.reshape(checked, merged, actual)
+
+
+def _stacked_type(x: SSAValue, axis: int, element: Attribute) -> Attribute:
+    """The type of a scan input whose slices along `axis` have type `element`."""
+    shape = shape_of_type(element)
+    if shape is None:
+        return x.type
+    return tensor(element_of(x.type), [*shape[:axis], ranked_shape(x)[axis], *shape[axis:]])
+
+
+def _scan_length(b: CoreBuilder, xs: list[SSAValue], axes: Sequence[int]) -> Size:
+    """The number of iterations: the scan inputs' common length along their axes.
+
+    Static when any input's type says it; run-time lengths of the others are
+    checked against it (their inputs are replaced by the checked values).
+    """
+    sizes = [b.dims(x)[a] for x, a in zip(xs, axes, strict=True)]
+    known = {static_size(s) for s in sizes if static_size(s) >= 0}
+    if len(known) > 1:
+        raise LoweringError(f"scan inputs of different lengths {sorted(known)}")
+    length = _pick(*sizes)
+    for j, (x, size) in enumerate(zip(xs, sizes, strict=True)):
+        if size is length or static_size(size) >= 0:
+            continue
+        same = b.compare("eq", b.shape_vector([size]), b.shape_vector([length]))
+        xs[j] = b.check(x, same, f"scan input {j} is not as long as the others")
+    return length
 
 
 def _i64_attr(value: int) -> Attribute:

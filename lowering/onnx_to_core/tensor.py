@@ -96,10 +96,13 @@ def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> SSAValue:
     0 copies the input's dim (unless allowzero), and -1 takes what is left:
     both are computed with core ops on the shape tensors.
     """
-    x, shape_v = op.data, op.shape
-    (rank_out,) = ranked_shape(shape_v)  # the shape operand is 1-D: its length is the result rank
-    if rank_out < 0:
-        raise LoweringError("Reshape to a shape of unknown rank")
+    x, shape_v, out = op.data, op.shape, op.reshaped.type
+    # The shape operand is 1-D: its length is the result rank, else the declared rank
+    # says it (and the run checks the operand's length).
+    rank_out = _result_rank(shape_v, out, "Reshape")
+    shape_v = _vector_of(b, shape_v, rank_out, "Reshape's shape")
+    if shape_of_type(out) is None:
+        out = tensor(element_of(x.type), [-1] * rank_out)
     rank_in = len(ranked_shape(x))
     in_shape = b.shape_of(x)
     target = shape_v
@@ -124,10 +127,27 @@ def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> SSAValue:
         "prod", b.select(is_free, b.constant(np.ones(rank_out, np.int64)), target), [0]
     )
     total = b.reduce("prod", in_shape, [0])
+    # A 0 among the known sizes leaves nothing for -1 to take; dividing by 1 keeps
+    # integer division by zero (a trap in C) out of the run.
+    known = b.binary("max", known, b.splat(1, known))
     rest = b.broadcast_to(b.binary("div", total, known), tensor(i64, [rank_out]))
     target = b.select(is_free, rest, target)
-    new = core.ReshapeOp.create(operands=[x, target], result_types=[op.reshaped.type])
+    new = core.ReshapeOp.create(operands=[x, target], result_types=[out])
     return b.insert(new).results[0]
+
+
+def _result_rank(shape_v: SSAValue, out: Attribute, what: str) -> int:
+    """The rank a 1-D shape operand gives the result: its static length, else the rank of
+    the declared result type (the caller checks the length at run time)."""
+    shape = ranked_shape(shape_v)
+    if len(shape) != 1:
+        raise LoweringError(f"{what}'s shape must be a 1-D tensor, got {shape_v.type}")
+    if shape[0] >= 0:
+        return shape[0]
+    declared = shape_of_type(out)
+    if declared is None:
+        raise LoweringError(f"{what} to a shape of unknown length, with a result of unknown rank")
+    return len(declared)
 
 
 def _flatten_target(op: onnx.FlattenOp, shape: tuple[int, ...]) -> list[int] | None:
@@ -182,18 +202,13 @@ def _runtime_flatten(b: CoreBuilder, op: onnx.FlattenOp) -> SSAValue:
     ).results[0]
 
 
-def _constant_axes(axes_v: SSAValue | None) -> list[int]:
-    axes = constant_ints(axes_v)
-    if axes is None:
-        raise LoweringError("Squeeze/Unsqueeze of a dynamic input needs constant axes")
-    return axes
-
-
 def _runtime_squeeze(b: CoreBuilder, op: onnx.SqueezeOp) -> SSAValue:
     """Squeeze of a dynamically shaped input: `shape_of(x)` without the squeezed dims."""
     x = op.data
     shape = ranked_shape(x)
-    axes = _constant_axes(op.axes)
+    axes = constant_ints(op.axes)
+    if axes is None:
+        return _squeeze_at_run_time(b, op)
     in_shape = b.shape_of(x)
     drop = {normalize_axis(a, len(shape)) for a in axes}
     pieces = [b.slice(in_shape, [i], [1], [1]) for i in range(len(shape)) if i not in drop]
@@ -204,7 +219,9 @@ def _runtime_unsqueeze(b: CoreBuilder, op: onnx.UnsqueezeOp) -> SSAValue:
     """Unsqueeze of a dynamically shaped input: `shape_of(x)` with 1s inserted."""
     x = op.data
     shape = ranked_shape(x)
-    axes = _constant_axes(op.axes)
+    axes = constant_ints(op.axes)
+    if axes is None:
+        return _unsqueeze_at_run_time(b, op)
     in_shape = b.shape_of(x)
     pieces: list[SSAValue] = []
     rank = len(shape) + len(axes)
@@ -217,6 +234,154 @@ def _runtime_unsqueeze(b: CoreBuilder, op: onnx.UnsqueezeOp) -> SSAValue:
             pieces.append(b.slice(in_shape, [src], [1], [1]))
             src += 1
     return _reshape_to_pieces(b, x, pieces, op.expanded.type)
+
+
+def _squeeze_at_run_time(b: CoreBuilder, op: onnx.SqueezeOp) -> SSAValue:
+    """Squeeze by axes known at run time (or, without axes, of the dims that are 1 then).
+
+    The result rank is `rank - len(axes)` when the axes' length is static, else the
+    declared one; the run checks the axes against it, and that squeezed dims are 1.
+    """
+    x, axes_v, out = op.data, op.axes, op.squeezed.type
+    rank = len(ranked_shape(x))
+    dims = b.shape_of(x)
+    one = b.splat(1, dims)
+    if axes_v is None and shape_of_type(out) is None:
+        return _squeeze_static_ones(b, x, out)
+    if axes_v is None:
+        rank_out = _declared_rank(out, "Squeeze of a dynamic input without axes")
+        drop = b.cast(b.compare("eq", dims, one), i64)
+    else:
+        count = ranked_shape(axes_v)[0]
+        rank_out = rank - count if count >= 0 else _declared_rank(out, "Squeeze by run-time axes")
+        drop = _axes_mask(b, axes_v, rank, rank - rank_out, "Squeeze")
+        squeezable = b.binary(
+            "or", b.compare("eq", drop, b.splat(0, drop)), b.compare("eq", dims, one)
+        )
+        drop = b.check(drop, squeezable, "Squeeze: a squeezed dim is not 1")
+    keep = b.binary("sub", b.splat(1, drop), drop)
+    fits = b.compare("eq", b.reduce("sum", keep, [0]), b.scalar(rank_out, i64))
+    keep = b.check(keep, fits, f"Squeeze: the result has rank {rank_out}")
+    return _reshape_run_time(b, x, _compacted(b, dims, keep, rank_out), out)
+
+
+def _unsqueeze_at_run_time(b: CoreBuilder, op: onnx.UnsqueezeOp) -> SSAValue:
+    """Unsqueeze by axes known at run time: 1 where the axes say, x's dims in order elsewhere.
+
+    The result rank is `rank + len(axes)` when the axes' length is static, else the
+    declared one; the run checks the axes against it.
+    """
+    x, axes_v, out = op.data, op.axes, op.expanded.type
+    rank = len(ranked_shape(x))
+    count = ranked_shape(axes_v)[0]
+    rank_out = rank + count if count >= 0 else _declared_rank(out, "Unsqueeze by run-time axes")
+    ones = _axes_mask(b, axes_v, rank_out, rank_out - rank, "Unsqueeze")
+    if rank == 0:
+        return _reshape_run_time(b, x, b.splat(1, ones), out)
+    # A kept position takes the input dim numbered by the kept positions before it.
+    keep = b.binary("sub", b.splat(1, ones), ones)
+    source = b.binary("min", _count_before(b, keep), b.splat(rank - 1, keep))
+    picked = b.gather(b.shape_of(x), source, 0)
+    shape = b.select(b.compare("eq", ones, b.splat(1, ones)), b.splat(1, ones), picked)
+    return _reshape_run_time(b, x, shape, out)
+
+
+def _squeeze_static_ones(b: CoreBuilder, x: SSAValue, out: Attribute) -> SSAValue:
+    """Squeeze without axes, with a result of unknown rank: the dims that are 1 statically.
+
+    Whether a `?` dim is 1 decides the result rank, which nothing else tells; the
+    compiled rank keeps the `?` dims, and the run fails if one of them is 1.
+    """
+    shape = ranked_shape(x)
+    open_dims = [i for i, d in enumerate(shape) if d < 0]
+    dims = b.shape_of(x)
+    if open_dims:
+        sizes = b.gather(dims, b.constant(np.array(open_dims, np.int64)), 0)
+        not_one = b.compare("ne", sizes, b.splat(1, sizes))
+        message = "Squeeze without axes: a dynamic dim is 1, which the compiled rank excludes"
+        dims = b.check(dims, not_one, message)
+    pieces = [b.slice(dims, [i], [1], [1]) for i, d in enumerate(shape) if d != 1]
+    kept = tensor(element_of(x.type), [d for d in shape if d != 1])
+    return b.retype(_reshape_to_pieces(b, x, pieces, kept), out)
+
+
+def _declared_rank(out: Attribute, what: str) -> int:
+    declared = shape_of_type(out)
+    if declared is None:
+        raise LoweringError(f"{what} needs a result of known rank")
+    return len(declared)
+
+
+def _axes_mask(b: CoreBuilder, axes_v: SSAValue, rank: int, count: int, what: str) -> SSAValue:
+    """1 at the dims that run-time `axes` name (negative ones count from the end), else 0.
+
+    The run checks that there are `count` axes, each in `[-rank, rank)`, none repeated.
+    """
+    axes = b.cast(axes_v, i64)
+    if len(ranked_shape(axes)) != 1:
+        raise LoweringError(f"{what}'s axes must be a 1-D tensor, got {axes_v.type}")
+    in_range = b.binary(
+        "and",
+        b.compare("ge", axes, b.splat(-rank, axes)),
+        b.compare("lt", axes, b.splat(rank, axes)),
+    )
+    axes = b.check(axes, in_range, f"{what}: an axis is out of range for rank {rank}")
+    length = b.compare("eq", b.shape_of(axes), b.constant(np.array([count], np.int64)))
+    axes = b.check(axes, length, f"{what} needs {count} axes")
+    axes = b.wrap_indices(axes, rank)
+    mask = b.insert(
+        core.ScatterElementsOp.create(
+            operands=[b.constant(np.zeros(rank, np.int64)), axes, b.splat(1, axes)],
+            result_types=[tensor(i64, [rank])],
+            properties={"axis": int_attr(0), "reduction": StringAttr("none")},
+        )
+    ).results[0]
+    distinct = b.compare("eq", b.reduce("sum", mask, [0]), b.scalar(count, i64))
+    return b.check(mask, distinct, f"{what}'s axes must not repeat")
+
+
+def _count_before(b: CoreBuilder, flags: SSAValue) -> SSAValue:
+    """`out[j] = sum(flags[:j])` for a static-length 1-D i64 `flags`."""
+    (n,) = ranked_shape(flags)
+    square = tensor(i64, [n, n])
+    rows = b.insert(
+        core.BroadcastOp.create(
+            operands=[flags], result_types=[square], properties={"dims": core.ints([1])}
+        )
+    ).results[0]
+    before = b.constant(np.tri(n, n, -1, dtype=bool))  # before[j, t] = t < j
+    return b.reduce("sum", b.select(before, rows, b.splat(0, rows)), [1])
+
+
+def _compacted(b: CoreBuilder, values: SSAValue, keep: SSAValue, n: int) -> SSAValue:
+    """The entries of static-length 1-D `values` where `keep` is 1, in order, as `n` entries."""
+    (m,) = ranked_shape(values)
+    if n == 0:
+        return b.constant(np.zeros(0, np.int64))
+    grid = tensor(i64, [n, m])
+
+    def across(v: SSAValue) -> SSAValue:
+        new = core.BroadcastOp.create(
+            operands=[v], result_types=[grid], properties={"dims": core.ints([1])}
+        )
+        return b.insert(new).results[0]
+
+    slot = b.constant(np.repeat(np.arange(n, dtype=np.int64)[:, None], m, axis=1))
+    hit = b.binary(
+        "and",
+        b.compare("eq", across(_count_before(b, keep)), slot),
+        b.compare("eq", across(keep), b.splat(1, slot)),
+    )
+    return b.reduce("sum", b.select(hit, across(values), b.splat(0, slot)), [1])
+
+
+def _reshape_run_time(b: CoreBuilder, x: SSAValue, shape: SSAValue, out: Attribute) -> SSAValue:
+    """`x` reshaped to the 1-D run-time `shape`, then given the declared type `out`."""
+    (rank,) = ranked_shape(shape)
+    new = core.ReshapeOp.create(
+        operands=[x, shape], result_types=[tensor(element_of(x.type), [-1] * rank)]
+    )
+    return b.retype(b.insert(new).results[0], out)
 
 
 def _reshape_to_pieces(
@@ -302,10 +467,10 @@ def split(b: CoreBuilder, op: onnx.SplitOp) -> Results:
     if split_v is not None:
         sizes = constant_ints(split_v) or result_dims
         if any(d < 0 for d in sizes):
-            raise LoweringError("Split's split input must be a constant (or the parts static)")
+            return _runtime_split(b, op, axis)
     else:
         if n < 0:
-            raise LoweringError("Split of a dynamic dim")
+            return _runtime_split(b, op, axis)
         num = op.attr("num_outputs") or outputs
         chunk = -(-n // int(num))  # type: ignore[call-overload]
         sizes = [min(chunk, max(n - i * chunk, 0)) for i in range(outputs)]
@@ -320,6 +485,52 @@ def split(b: CoreBuilder, op: onnx.SplitOp) -> Results:
         size_list[axis] = size
         results.append(b.slice(x, start, size_list, [1] * len(shape)))
         offset += size
+    return results
+
+
+def _runtime_split(b: CoreBuilder, op: onnx.SplitOp, axis: int) -> Results:
+    """Split by sizes known at run time: the `split` input, or equal parts of a dynamic dim.
+
+    Equal parts are `ceil(n / outputs)` long, the last ones shorter (opset 18's
+    rule). Each part is a core.slice with run-time start and size along `axis`;
+    the run checks that given sizes are not negative and add up to the dim.
+    """
+    x = op.input
+    rank = len(ranked_shape(x))
+    outputs = len(op.outputs)
+    dims = b.shape_of(x)
+    n = b.slice(dims, [axis], [1])
+    starts: list[SSAValue] = []
+    sizes: list[SSAValue] = []
+    if op.split is None:
+        chunk = b.binary("div", b.binary("add", n, b.splat(outputs - 1, n)), b.splat(outputs, n))
+        for i in range(outputs):
+            offset = b.binary("min", b.binary("mul", chunk, b.splat(i, n)), n)
+            starts.append(offset)
+            sizes.append(b.binary("min", chunk, b.binary("sub", n, offset)))
+    else:
+        split = _vector_of(b, b.cast(op.split, i64), outputs, "Split's split")
+        natural = b.compare("ge", split, b.splat(0, split))
+        split = b.check(split, natural, "Split's sizes must not be negative")
+        total = b.compare("eq", b.reduce("sum", split, [0]), _scalar_of(b, n))
+        split = b.check(split, total, "Split's sizes must add up to the dim")
+        for i in range(outputs):
+            before = b.reduce("sum", b.slice(split, [0], [i]), [0]) if i else b.scalar(0, i64)
+            starts.append(b.reshape(before, tensor(i64, [1])))
+            sizes.append(b.slice(split, [i], [1]))
+    at_axis = b.constant(np.arange(rank) == axis)
+    zeros, ones = (b.constant(np.full(rank, v, np.int64)) for v in (0, 1))
+    results: list[SSAValue | None] = []
+    for start, size, out in zip(starts, sizes, op.outputs, strict=True):
+        vector = tensor(i64, [rank])
+        start_v = b.select(at_axis, b.broadcast_to(start, vector), zeros)
+        size_v = b.select(at_axis, b.broadcast_to(size, vector), dims)
+        part = [-1 if d == axis else s for d, s in enumerate(ranked_shape(x))]
+        new = core.SliceOp.create(
+            operands=[x, start_v, size_v, ones],
+            result_types=[tensor(element_of(x.type), part)],
+        )
+        results.append(b.retype(b.insert(new).results[0], out.type))
     return results
 
 
@@ -372,18 +583,26 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     Sizes come from the result type where it is static, else they are
     computed like the starts: `max(0, ceil((end - start) / step))`.
     """
-    x, starts_v, ends_v, axes_v, steps_v = op.data, op.starts, op.ends, op.axes, op.steps
+    x = op.data
     shape = ranked_shape(x)
     rank = len(shape)
-    count = ranked_shape(starts_v)[0]
-    if count < 0:
-        raise LoweringError("Slice with a dynamic number of axes")
+    starts_v, ends_v, axes_v, steps_v, count = _slice_operands(b, op)
     vec = tensor(i64, [count])
     if axes_v is None:
-        axes = b.constant(np.arange(count, dtype=np.int64))
+        axes = (
+            b.constant(np.arange(count, dtype=np.int64))
+            if count >= 0
+            else _iota_like(b, b.cast(starts_v, i64))
+        )
     else:
         axes = b.wrap_indices(b.cast(axes_v, i64), rank)
-    steps = b.constant(np.ones(count, np.int64)) if steps_v is None else b.cast(steps_v, i64)
+    if steps_v is None:
+        steps = b.constant(np.ones(count, np.int64)) if count >= 0 else b.splat(1, axes)
+    else:
+        steps = b.cast(steps_v, i64)
+        if constant_array(steps_v) is None:
+            nonzero = b.compare("ne", steps, b.splat(0, steps))
+            steps = b.check(steps, nonzero, "Slice's steps must not be 0")
     full_dims = (
         b.constant(np.array(shape, np.int64)) if all(d >= 0 for d in shape) else b.shape_of(x)
     )
@@ -436,6 +655,46 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     return b.insert(new).results[0]
 
 
+def _slice_operands(
+    b: CoreBuilder, op: onnx.SliceOp
+) -> tuple[SSAValue, SSAValue, SSAValue | None, SSAValue | None, int]:
+    """Slice's starts, ends, axes and steps, of one length: the `count` of sliced axes.
+
+    One static length types them all (run-time lengths are checked against it);
+    without any, `count` is -1 and the run checks that the lengths agree.
+    """
+    vectors = [op.starts, op.ends, op.axes, op.steps]
+    lengths = []
+    for v in vectors:
+        if v is not None and len(ranked_shape(v)) != 1:
+            raise LoweringError(f"Slice's starts, ends, axes and steps must be 1-D, got {v.type}")
+        lengths.append(-1 if v is None else ranked_shape(v)[0])
+    count = max(lengths)
+    names = ("starts", "ends", "axes", "steps")
+    if count >= 0:
+        checked = [
+            None if v is None else _vector_of(b, v, count, f"Slice's {name}")
+            for v, name in zip(vectors, names, strict=True)
+        ]
+    else:
+        length = b.shape_of(op.starts)
+        message = "Slice's starts, ends, axes and steps must have one length"
+        checked = [op.starts] + [
+            None if v is None else b.check(v, b.compare("eq", b.shape_of(v), length), message)
+            for v in vectors[1:]
+        ]
+    starts, ends, axes, steps = checked
+    assert starts is not None and ends is not None
+    return starts, ends, axes, steps, count
+
+
+def _iota_like(b: CoreBuilder, v: SSAValue) -> SSAValue:
+    """0, 1, … as long as the 1-D `v` (whose length is known at run time)."""
+    n = b.reshape(b.shape_of(v), tensor(i64, []))
+    new = core.IotaOp.create(operands=[n], result_types=[v.type], properties={"dim": int_attr(0)})
+    return b.insert(new).results[0]
+
+
 # ---- gather and scatter -----------------------------------------------------------------
 
 
@@ -473,13 +732,66 @@ def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[Size]) -> SS
     return b.wrap_indices(idx, b.sizes_like(dims, idx))
 
 
+def _with_depth(b: CoreBuilder, idx: SSAValue, depth: int, most: int, what: str) -> SSAValue:
+    """`idx`, whose last dim is `?`, typed with index tuples of `depth` entries (which the
+    ranks imply); the run checks that they have that many."""
+    if not 1 <= depth <= most:
+        raise LoweringError(
+            f"{what}: the ranks imply index tuples of {depth} entries, which cannot index "
+            f"{most} dims"
+        )
+    shape = ranked_shape(idx)
+    dims = b.shape_of(idx)
+    last = b.slice(dims, [len(shape) - 1], [1])
+    same = b.compare("eq", last, b.constant(np.array([depth], np.int64)))
+    idx = b.check(idx, same, f"{what}: the index tuples must have {depth} entries")
+    return b.reshape(idx, tensor(element_of(idx.type), [*shape[:-1], depth]), dims)
+
+
+def _dims_agree(
+    b: CoreBuilder, v: SSAValue, dims: Sequence[Size], others: Sequence[Size], message: str
+) -> SSAValue:
+    """`v`, once `dims` equal `others` pairwise: static pairs are compared here, pairs
+    with a run-time dim by the run, before `v` is used."""
+    if len(dims) != len(others):
+        raise LoweringError(message)
+    unknown = []
+    for d, o in zip(dims, others, strict=True):
+        if isinstance(d, int) and isinstance(o, int):
+            if d != o:
+                raise LoweringError(message)
+        elif not _same_size(d, o):
+            unknown.append((d, o))
+    if not unknown:
+        return v
+    same = b.compare(
+        "eq", b.shape_vector([d for d, _ in unknown]), b.shape_vector([o for _, o in unknown])
+    )
+    return b.check(v, same, message)
+
+
+def _same_size(first: Size, second: Size) -> bool:
+    """Whether two sizes are one dim of one value (so equal without a check)."""
+    if isinstance(first, int) or isinstance(second, int):
+        return False
+    return first.value is second.value and first.axis == second.axis
+
+
 @lowers(onnx.GatherNDOp)
 def gather_nd(b: CoreBuilder, op: onnx.GatherNDOp) -> Results:
     data, idx = op.data, op.indices
     batch = int(op.attr("batch_dims"))  # type: ignore[call-overload]
     depth = ranked_shape(idx)[-1]
     if depth < 0:
-        raise LoweringError("GatherND with a dynamic index depth")
+        # The result's rank is q - 1 + r - depth - batch_dims: it fixes the depth.
+        out_shape = shape_of_type(op.output.type)
+        if out_shape is None:
+            raise LoweringError("GatherND with a dynamic index depth and a result of unknown rank")
+        rank_q, rank_r = len(ranked_shape(idx)), len(ranked_shape(data))
+        depth = rank_q - 1 + rank_r - batch - len(out_shape)
+        idx = _with_depth(b, idx, depth, rank_r - batch, "GatherND")
+    message = "GatherND: the batch dims of data and indices differ"
+    idx = _dims_agree(b, idx, b.dims(idx)[:batch], b.dims(data)[:batch], message)
     idx = _normalize_tuples(b, idx, b.dims(data)[batch : batch + depth])
     new = core.GatherNDOp.create(
         operands=[data, idx],
@@ -512,7 +824,13 @@ def scatter_nd(b: CoreBuilder, op: onnx.ScatterNDOp) -> Results:
     data, idx, updates = op.data, op.indices, op.updates
     depth = ranked_shape(idx)[-1]
     if depth < 0:
-        raise LoweringError("ScatterND with a dynamic index depth")
+        # The updates' rank is q - 1 + r - depth: it fixes the depth.
+        rank_q, rank_r = len(ranked_shape(idx)), len(ranked_shape(data))
+        depth = rank_q - 1 + rank_r - len(ranked_shape(updates))
+        idx = _with_depth(b, idx, depth, rank_r, "ScatterND")
+    expected = [*b.dims(idx)[:-1], *b.dims(data)[depth:]]
+    message = "ScatterND: the updates' shape is not indices.shape[:-1] + data.shape[k:]"
+    updates = _dims_agree(b, updates, b.dims(updates), expected, message)
     idx = _normalize_tuples(b, idx, b.dims(data)[:depth])
     new = core.ScatterNDOp.create(
         operands=[data, idx, updates],
@@ -546,9 +864,10 @@ def _runtime_expand(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, out: Attribu
     to the other side's.
     """
     count = ranked_shape(shape_v)[0]
-    if count < 0:
-        raise LoweringError("Expand to a shape of unknown length")
     in_shape = ranked_shape(x)
+    if count < 0:
+        shape_v = _shape_to_rank(b, b.cast(shape_v, i64), _result_rank(shape_v, out, "Expand"), x)
+        count = ranked_shape(shape_v)[0]
     rank = max(count, len(in_shape))
 
     def padded(dims: SSAValue, n: int) -> SSAValue:
@@ -561,15 +880,39 @@ def _runtime_expand(b: CoreBuilder, x: SSAValue, shape_v: SSAValue, out: Attribu
     shape = b.select(b.compare("eq", target, b.splat(1, target)), dims, target)
     declared = shape_of_type(out)
     result = out if declared is not None else tensor(element_of(x.type), [-1] * rank)
-    return b.broadcast_to(x, result, shape=shape)
+    # `always`: x may have the result's type and still `?` dims of 1 to expand.
+    return b.broadcast_to(x, result, shape=shape, always=True)
+
+
+def _shape_to_rank(b: CoreBuilder, shape_v: SSAValue, rank: int, x: SSAValue) -> SSAValue:
+    """Expand's shape of run-time length, left-padded with ones to the result `rank`.
+
+    The result rank is the larger of the shape's length and x's rank: the run
+    checks that it is `rank`. The padding is the tail of `[1] * rank + shape`.
+    """
+    rank_in = len(ranked_shape(x))
+    if rank < rank_in:
+        raise LoweringError(f"Expand of a rank-{rank_in} input to a result of rank {rank}")
+    length = b.shape_of(shape_v)
+    bound = b.constant(np.array([rank], np.int64))
+    fits = b.compare("le" if rank == rank_in else "eq", length, bound)
+    length = b.check(length, fits, f"Expand: the result must have rank {rank}")
+    ones = b.constant(np.ones(rank, np.int64))
+    new = core.SliceOp.create(
+        operands=[b.concat([ones, shape_v], 0), length, bound, b.constant(np.ones(1, np.int64))],
+        result_types=[tensor(i64, [rank])],
+    )
+    return b.insert(new).results[0]
 
 
 @lowers(onnx.TileOp)
 def tile(b: CoreBuilder, op: onnx.TileOp) -> Results:
     """Broadcast x [d0, d1…] to [r0, d0, r1, d1…], then merge each (ri, di) pair."""
     x = op.input
-    shape = _static_shape(x, "Tile")
     repeats = constant_ints(op.repeats)
+    if not is_static(x.type) or (repeats is None and not is_static(op.output.type)):
+        return [_runtime_tile(b, x, op.repeats, repeats, op.output.type)]
+    shape = _static_shape(x, "Tile")
     if repeats is None:
         # A runtime repeats input: the inferred result shape still fixes it.
         out_shape = _static_shape(op.output, "Tile with runtime repeats")
@@ -588,12 +931,48 @@ def tile(b: CoreBuilder, op: onnx.TileOp) -> Results:
     return [b.reshape(wide, out)]
 
 
+def _runtime_tile(
+    b: CoreBuilder,
+    x: SSAValue,
+    repeats_v: SSAValue,
+    repeats: Sequence[int] | None,
+    out: Attribute,
+) -> SSAValue:
+    """Tile with run-time dims or repeats: the same broadcast and merge, with the shapes
+    `[r0, d0, r1, d1…]` and `[r0 * d0, r1 * d1…]` computed at run time."""
+    shape = ranked_shape(x)
+    rank = len(shape)
+    element = element_of(x.type)
+    if repeats is not None:
+        if len(repeats) != rank or any(r < 0 for r in repeats):
+            raise LoweringError(
+                f"Tile's repeats {list(repeats)} do not fit an input of rank {rank}"
+            )
+        reps_static = list(repeats)
+        reps = b.constant(np.array(repeats, np.int64))
+    else:
+        reps_static = [-1] * rank
+        reps = _vector_of(b, b.cast(repeats_v, i64), rank, "Tile's repeats")
+        fits = b.compare("ge", reps, b.splat(0, reps))
+        reps = b.check(reps, fits, "Tile's repeats must not be negative")
+    dims = b.shape_vector(b.dims(x))
+    picks = b.constant(np.array([i for d in range(rank) for i in (d, rank + d)], np.int64))
+    interleaved = b.gather(b.concat([reps, dims], 0), picks, 0)
+    wide_static = [v for r, d in zip(reps_static, shape, strict=True) for v in (r, d)]
+    wide = _spread(b, x, list(range(1, 2 * rank, 2)), wide_static, interleaved)
+    out_static = [
+        r * d if r >= 0 and d >= 0 else -1 for r, d in zip(reps_static, shape, strict=True)
+    ]
+    merged = b.reshape(wide, tensor(element, out_static), b.binary("mul", reps, dims))
+    return b.retype(merged, out)
+
+
 @lowers(onnx.PadOp)
 def pad(b: CoreBuilder, op: onnx.PadOp) -> Results:
     x, pads_v, value_v, axes_v = op.data, op.pads, op.constant_value, op.axes
     rank = len(ranked_shape(x))
     element = element_of(x.type)
-    value = b.scalar(0, element) if value_v is None else _scalar_of(b, value_v)
+    value = b.scalar(0, element) if value_v is None else _one_value(b, value_v, "Pad's value")
     mode = str(op.attr("mode"))
     out = op.output.type
     pads = constant_ints(pads_v)
@@ -639,15 +1018,20 @@ def _runtime_pad(
     full-rank zero vectors of low and high pads.
     """
     rank = len(ranked_shape(x))
-    n = rank if axes_v is None else ranked_shape(axes_v)[0]
-    if n < 0 or shape_of_type(pads_v.type) != (2 * n,):
-        raise LoweringError("Pad's run-time pads must be a 1-D tensor of 2 values per axis")
+    n = _padded_axes(pads_v, axes_v, rank)
     pads = b.cast(pads_v, i64)
+    if n >= 0:
+        pads = _vector_of(b, pads, 2 * n, "Pad's pads")
     if axes_v is not None:
-        axes = b.wrap_indices(b.cast(axes_v, i64), rank)
+        axes = b.cast(axes_v, i64)
+        if n >= 0:
+            axes = _vector_of(b, axes, n, "Pad's axes")
+            parts = [b.slice(pads, [half * n], [n], [1]) for half in range(2)]
+        else:
+            parts = _halves(b, pads, axes)
+        axes = b.wrap_indices(axes, rank)
         halves = []
-        for half in range(2):
-            part = b.slice(pads, [half * n], [n], [1])
+        for part in parts:
             scatter = core.ScatterElementsOp.create(
                 operands=[b.constant(np.zeros(rank, np.int64)), axes, part],
                 result_types=[tensor(i64, [rank])],
@@ -666,6 +1050,36 @@ def _runtime_pad(
         operands=[x, value, pads], result_types=[result], properties={"mode": StringAttr(mode)}
     )
     return b.insert(new).results[0]
+
+
+def _padded_axes(pads_v: SSAValue, axes_v: SSAValue | None, rank: int) -> int:
+    """How many axes Pad pads: all, or the static length of `axes` or of half the pads;
+    -1 when only the run knows."""
+    if len(ranked_shape(pads_v)) != 1:
+        raise LoweringError(f"Pad's pads must be a 1-D tensor, got {pads_v.type}")
+    if axes_v is None:
+        return rank
+    (n,) = ranked_shape(axes_v)
+    if n >= 0:
+        return n
+    (length,) = ranked_shape(pads_v)
+    if length >= 0 and length % 2:
+        raise LoweringError(f"Pad's pads need 2 values per axis, got {pads_v.type}")
+    return length // 2 if length >= 0 else -1
+
+
+def _halves(b: CoreBuilder, pads: SSAValue, axes: SSAValue) -> list[SSAValue]:
+    """The low and high halves of run-time `pads`, checked to hold 2 values per axis."""
+    n = b.shape_of(axes)
+    fits = b.compare("eq", b.shape_of(pads), b.binary("mul", n, b.splat(2, n)))
+    pads = b.check(pads, fits, "Pad's pads need 2 values per axis")
+    one = b.constant(np.ones(1, np.int64))
+    return [
+        b.insert(
+            core.SliceOp.create(operands=[pads, start, n, one], result_types=[tensor(i64, [-1])])
+        ).results[0]
+        for start in (b.constant(np.zeros(1, np.int64)), n)
+    ]
 
 
 # ---- shapes and generated tensors ------------------------------------------------------
@@ -743,8 +1157,12 @@ def constant_of_shape(b: CoreBuilder, op: onnx.ConstantOfShapeOp) -> Results:
     element = element_of(out)
     shape_v = op.input
     shape = list(ranked_shape(out)) if is_static(out) else constant_ints(shape_v)
-    if shape is None and not is_static(shape_v.type):
-        raise LoweringError("ConstantOfShape needs a shape of static rank")
+    if shape is None:
+        # The shape's length is the result rank (or the declared rank says it).
+        rank = _result_rank(shape_v, out, "ConstantOfShape")
+        shape_v = _vector_of(b, b.cast(shape_v, i64), rank, "ConstantOfShape's shape")
+        if shape_of_type(out) is None:
+            out = tensor(element, [-1] * rank)
     value_attr = op.value
     if value_attr is None:
         value: float | int = 0
@@ -766,15 +1184,57 @@ def _iota(b: CoreBuilder, shape: Sequence[int], dim: int) -> SSAValue:
     return b.insert(new).results[0]
 
 
+def _iota_sized(b: CoreBuilder, sizes: Sequence[Size | SSAValue], dim: int) -> SSAValue:
+    """core.iota over `sizes`: numbers, `DimOf`s, or rank-0 i64 values known at run time.
+
+    Each run-time size becomes one of the op's dynamic-dim operands.
+    """
+    static: list[int] = []
+    operands: list[SSAValue] = []
+    for size in sizes:
+        if isinstance(size, int):
+            static.append(size)
+            continue
+        if not isinstance(size, SSAValue):
+            size = b.reshape(b.shape_vector([size]), tensor(i64, []))
+        static.append(-1)
+        operands.append(size)
+    new = core.IotaOp.create(
+        operands=operands, result_types=[tensor(i64, static)], properties={"dim": int_attr(dim)}
+    )
+    return b.insert(new).results[0]
+
+
+def _diagonal_offsets(b: CoreBuilder, x: SSAValue) -> SSAValue:
+    """`col - row` over the last two dims of `x` (a matrix's diagonal numbers, 0 on the
+    main one); run-time dims are read from `x`."""
+    rows, cols = ranked_shape(x)[-2:]
+    if rows >= 0 and cols >= 0:
+        return b.binary("sub", _iota(b, [rows, cols], 1), _iota(b, [rows, cols], 0))
+    sizes = b.dims(x)[-2:]
+    return b.binary("sub", _iota_sized(b, sizes, 1), _iota_sized(b, sizes, 0))
+
+
+def _one_value(b: CoreBuilder, v: SSAValue, what: str) -> SSAValue:
+    """A tensor that must hold one value, as a rank-0 tensor; checked at run time when
+    its shape is dynamic."""
+    shape = ranked_shape(v)
+    if all(d >= 0 for d in shape):
+        if int(np.prod(shape)) != 1:
+            raise LoweringError(f"{what} must hold one value, got {v.type}")
+    else:
+        count = b.reduce("prod", b.shape_of(v), [0])
+        one = b.compare("eq", count, b.constant(np.array(1, np.int64)))
+        v = b.check(v, one, f"{what} must hold one value")
+    return _scalar_of(b, v)
+
+
 @lowers(onnx.TriluOp)
 def trilu(b: CoreBuilder, op: onnx.TriluOp) -> Results:
     """Keep x where `col - row >= k` (upper) or `<= k` (lower), else 0."""
     x, k_v = op.input, op.k
     shape = ranked_shape(x)
-    rows, cols = shape[-2:]
-    if rows < 0 or cols < 0:
-        raise LoweringError("Trilu needs static matrix dims")
-    diff = b.binary("sub", _iota(b, [rows, cols], 1), _iota(b, [rows, cols], 0))
+    diff = _diagonal_offsets(b, x)
     if k_v is None:
         k = b.splat(0, diff)
     else:
@@ -782,7 +1242,8 @@ def trilu(b: CoreBuilder, op: onnx.TriluOp) -> Results:
         if k_const is not None:
             k = b.splat(k_const[0], diff)
         else:
-            k = b.broadcast_to(_scalar_of(b, b.cast(k_v, i64)), diff.type)
+            k_scalar = _one_value(b, b.cast(k_v, i64), "Trilu's k")
+            k = b.broadcast_to(k_scalar, diff.type, diff)
     keep = b.compare("ge" if op.attr("upper") else "le", diff, k)
     if len(shape) > 2:
         keep = b.broadcast_to(keep, tensor(element_of(keep.type), shape), x)
@@ -794,6 +1255,8 @@ def one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> Results:
     """`values[1]` where iota along `axis` equals the (normalized) index, else `values[0]`."""
     idx, values = op.indices, op.values
     out = op.output.type
+    if not is_static(out):
+        return [_runtime_one_hot(b, op)]
     out_shape = _static_shape(out, "OneHot")
     axis = normalize_axis(int(op.attr("axis")), len(out_shape))  # type: ignore[arg-type]
     # The depth is the result's dim along axis (static even when depth is an input).
@@ -819,30 +1282,164 @@ def one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> Results:
     return [b.select(hot, off_on[1], off_on[0])]
 
 
+def _runtime_one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> SSAValue:
+    """OneHot with run-time dims: the indices' dims, with the depth (a value read at
+    run time unless it is a constant) inserted at `axis`."""
+    idx = op.indices
+    shape = ranked_shape(idx)
+    axis = normalize_axis(int(op.attr("axis")), len(shape) + 1)  # type: ignore[arg-type]
+    depth_data = constant_array(op.depth)
+    if depth_data is not None and depth_data.size == 1:
+        depth: int | SSAValue = int(depth_data.reshape(-1)[0])
+        if depth < 0:
+            raise LoweringError(f"OneHot's depth must not be negative, got {depth}")
+        depth_v = b.constant(np.array(depth, np.int64))
+    else:
+        depth_v = _one_value(b, b.cast(op.depth, i64), "OneHot's depth")
+        fits = b.compare("ge", depth_v, b.splat(0, depth_v))
+        depth = depth_v = b.check(depth_v, fits, "OneHot's depth must not be negative")
+    out_static = [*shape[:axis], depth if isinstance(depth, int) else -1, *shape[axis:]]
+    shape_v: SSAValue | None = None
+    if any(d < 0 for d in out_static):
+        idx_shape = b.shape_vector(b.dims(idx))
+        parts = [b.reshape(depth_v, tensor(i64, [1]))]
+        if axis:
+            parts.insert(0, b.slice(idx_shape, [0], [axis]))
+        if axis < len(shape):
+            parts.append(b.slice(idx_shape, [axis], [len(shape) - axis]))
+        shape_v = b.concat(parts, 0)
+    if numpy_dtype(element_of(idx.type)).kind == "f":
+        idx = b.unary("floor", idx)  # ONNX casts float indices toward -inf
+    idx_i = b.cast(idx, i64)
+    sizes = depth if isinstance(depth, int) else b.broadcast_to(depth_v, idx_i.type, idx_i)
+    idx_i = b.wrap_indices(idx_i, sizes)
+    others = [d for d in range(len(out_static)) if d != axis]
+    spread = _spread(b, idx_i, others, out_static, shape_v)
+    line = _spread(b, _iota_sized(b, [depth], 0), [axis], out_static, shape_v)
+    hot = b.compare("eq", line, spread)
+    pair = _vector_of(b, op.values, 2, "OneHot's values")
+    target = tensor(element_of(pair.type), out_static)
+    off_on = [
+        b.broadcast_to(_scalar_of(b, b.slice(pair, [i], [1], [1])), target, shape=shape_v)
+        for i in (0, 1)
+    ]
+    return b.retype(b.select(hot, off_on[1], off_on[0]), op.output.type)
+
+
+def _spread(
+    b: CoreBuilder, x: SSAValue, dims: Sequence[int], out: Sequence[int], shape: SSAValue | None
+) -> SSAValue:
+    """core.broadcast of `x` into the shape `out` (-1 where `shape` has the run-time size);
+    `dims[i]` is the result dim of x's dim i."""
+    operands = [x] if shape is None or all(d >= 0 for d in out) else [x, shape]
+    new = core.BroadcastOp.create(
+        operands=operands,
+        result_types=[tensor(element_of(x.type), out)],
+        properties={"dims": core.ints(dims)},
+    )
+    return b.insert(new).results[0]
+
+
+def _vector_of(b: CoreBuilder, v: SSAValue, n: int, what: str) -> SSAValue:
+    """`v`, a 1-D tensor that must hold `n` values, typed `tensor<n x …>`; a run-time
+    length is checked."""
+    shape = ranked_shape(v)
+    if len(shape) != 1 or shape[0] not in (-1, n):
+        raise LoweringError(f"{what} must be a 1-D tensor of {n} values, got {v.type}")
+    if shape[0] == n:
+        return v
+    same = b.compare("eq", b.shape_of(v), b.constant(np.array([n], np.int64)))
+    v = b.check(v, same, f"{what} must hold {n} values")
+    return b.reshape(v, tensor(element_of(v.type), [n]))
+
+
+_Term = int | tuple[int, int, int]
+"""One entry of a shape built from another's: a number, or `(axis, mul, div)` for
+`dim[axis] * mul // div`."""
+
+
+def _scaled_dims(
+    b: CoreBuilder, x: SSAValue, terms: Sequence[_Term]
+) -> tuple[list[int], SSAValue | None]:
+    """The shape `terms` make of x's dims: its static form (-1 where only the run time
+    knows) and, when some entry is dynamic, the run-time shape vector."""
+    shape = ranked_shape(x)
+    static = [
+        t if isinstance(t, int) else (shape[t[0]] * t[1] // t[2] if shape[t[0]] >= 0 else -1)
+        for t in terms
+    ]
+    if all(d >= 0 for d in static):
+        return static, None
+    picks, muls, divs, adds = [], [], [], []
+    for t in terms:
+        axis, mul, div = (0, 0, 1) if isinstance(t, int) else t
+        picks.append(axis)
+        muls.append(mul)
+        divs.append(div)
+        adds.append(t if isinstance(t, int) else 0)
+    columns = [b.constant(np.array(c, np.int64)) for c in (picks, muls, divs, adds)]
+    dims = b.gather(b.shape_of(x), columns[0], 0)
+    for fn, column in zip(("mul", "div", "add"), columns[1:], strict=True):
+        dims = b.binary(fn, dims, column)
+    return static, dims
+
+
+def _reshape_scaled(b: CoreBuilder, v: SSAValue, of: SSAValue, terms: Sequence[_Term]) -> SSAValue:
+    """`v` reshaped to the shape `terms` make of the dims of `of` (see `_scaled_dims`)."""
+    static, dims = _scaled_dims(b, of, terms)
+    return b.reshape(v, tensor(element_of(v.type), static), dims)
+
+
+def _divisible(b: CoreBuilder, x: SSAValue, axes: Sequence[int], by: int, what: str) -> SSAValue:
+    """`x`, whose dims `axes` must be multiples of `by`; run-time dims are checked."""
+    shape = ranked_shape(x)
+    if any(shape[a] >= 0 and shape[a] % by for a in axes):
+        raise LoweringError(f"{what}, got {x.type}")
+    sizes = [b.dims(x)[a] for a in axes if shape[a] < 0]
+    if not sizes or by == 1:
+        return x
+    rem = b.binary("rem", b.shape_vector(sizes), b.constant(np.full(len(sizes), by, np.int64)))
+    return b.check(x, b.compare("eq", rem, b.constant(np.zeros(len(sizes), np.int64))), what)
+
+
+def _image_input(x: SSAValue, what: str) -> None:
+    if len(ranked_shape(x)) != 4:
+        raise LoweringError(f"{what} needs a 4-D input, got {x.type}")
+
+
 @lowers(onnx.DepthToSpaceOp)
 def depth_to_space(b: CoreBuilder, op: onnx.DepthToSpaceOp) -> Results:
+    """Split the channels into (bs, bs, c / bs²) (DCR) or (c / bs², bs, bs) (CRD), then
+    move the blocks into the rows and columns."""
     x = op.input
-    n, c, h, w = _static_shape(x, "DepthToSpace")
+    _image_input(x, "DepthToSpace")
     bs = int(op.attr("blocksize"))  # type: ignore[call-overload]
-    element = element_of(x.type)
+    what = "DepthToSpace: the channels must be a multiple of blocksize squared"
+    x = _divisible(b, x, [1], bs * bs, what)
+    n, c, h, w = (0, 1, 1), (1, 1, bs * bs), (2, 1, 1), (3, 1, 1)
     if op.attr("mode") == "CRD":
-        split, perm = [n, c // (bs * bs), bs, bs, h, w], [0, 1, 4, 2, 5, 3]
+        split, perm = [n, c, bs, bs, h, w], [0, 1, 4, 2, 5, 3]
     else:
-        split, perm = [n, bs, bs, c // (bs * bs), h, w], [0, 3, 4, 1, 5, 2]
-    moved = b.transpose(b.reshape(x, tensor(element, split)), perm)
-    return [b.reshape(moved, tensor(element, [n, c // (bs * bs), h * bs, w * bs]))]
+        split, perm = [n, bs, bs, c, h, w], [0, 3, 4, 1, 5, 2]
+    moved = b.transpose(_reshape_scaled(b, x, x, split), perm)
+    out = _reshape_scaled(b, moved, x, [n, c, (2, bs, 1), (3, bs, 1)])
+    return [b.retype(out, op.output.type)]
 
 
 @lowers(onnx.SpaceToDepthOp)
 def space_to_depth(b: CoreBuilder, op: onnx.SpaceToDepthOp) -> Results:
+    """Split rows and columns into blocks of bs, then move the blocks into the channels."""
     x = op.input
-    n, c, h, w = _static_shape(x, "SpaceToDepth")
+    _image_input(x, "SpaceToDepth")
     bs = int(op.attr("blocksize"))  # type: ignore[call-overload]
-    element = element_of(x.type)
-    split = b.reshape(x, tensor(element, [n, c, h // bs, bs, w // bs, bs]))
+    what = "SpaceToDepth: the height and width must be multiples of blocksize"
+    x = _divisible(b, x, [2, 3], bs, what)
+    n, c, h, w = (0, 1, 1), (1, 1, 1), (2, 1, bs), (3, 1, bs)
+    split = _reshape_scaled(b, x, x, [n, c, h, bs, w, bs])
     perm = [0, 1, 3, 5, 2, 4] if op.attr("mode") == "CRD" else [0, 3, 5, 1, 2, 4]
     moved = b.transpose(split, perm)
-    return [b.reshape(moved, tensor(element, [n, c * bs * bs, h // bs, w // bs]))]
+    out = _reshape_scaled(b, moved, x, [n, (1, bs * bs, 1), h, w])
+    return [b.retype(out, op.output.type)]
 
 
 @lowers(onnx.NonZeroOp)
@@ -853,7 +1450,17 @@ def nonzero(b: CoreBuilder, op: onnx.NonZeroOp) -> Results:
 
 @lowers(onnx.EyeLikeOp)
 def eye_like(b: CoreBuilder, op: onnx.EyeLikeOp) -> Results:
-    rows, cols = _static_shape(op.input, "EyeLike")
-    dtype = numpy_dtype(element_of(op.output.type))
+    """A constant for a static shape; else 1 where `col - row == k`, read at run time."""
+    x = op.input
+    if len(ranked_shape(x)) != 2:
+        raise LoweringError(f"EyeLike needs a 2-D input, got {x.type}")
+    element = element_of(op.output.type)
     k = int(op.attr("k"))  # type: ignore[call-overload]
-    return [b.constant(np.eye(rows, cols, k, dtype=dtype))]
+    if is_static(x.type):
+        rows, cols = ranked_shape(x)
+        return [b.constant(np.eye(rows, cols, k, dtype=numpy_dtype(element)))]
+    diff = _diagonal_offsets(b, x)
+    on = b.compare("eq", diff, b.splat(k, diff))
+    result = tensor(element, ranked_shape(x))
+    ones, zeros = (b.broadcast_to(b.scalar(v, element), result, x) for v in (1, 0))
+    return [b.retype(b.select(on, ones, zeros), op.output.type)]

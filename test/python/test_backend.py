@@ -104,24 +104,19 @@ DEFAULT_SUBSET = [
 
 EXCLUDED: dict[str, str] = {
     # The default subset needs none of these today; they matter for RUNG_FULL_BACKEND=1.
-    r"^test_(gridsample|bitcast_|dft|stft|image_decoder_"
-    r"|qlinearconv_|tfidfvectorizer_|unique_|string_split_|string_concat|strnormalizer_"
-    r"|regex_full_match_|col2im|compress_|reversesequence_|roialign_|tensorscatter|det_"
-    r"|maxunpool_|melweightmatrix_|(basic_)?deform_conv_)": "op with no lowering to the core dialect yet",
+    r"^test_(gridsample|image_decoder_"
+    r"|qlinearconv_|tfidfvectorizer_|unique_|string_split_|string_concat"
+    r"|regex_full_match_|col2im|roialign_|tensorscatter"
+    r"|maxunpool_|(basic_)?deform_conv_)": "op with no lowering to the core dialect yet",
+    r"^test_dft_inverse(_opset19)?_cpu$": "the expected output holds numpy's float32 FFT rounding (1.9e-7 where the exact value is 0), beyond the case's atol of 1e-7; rung's exact 0 (and onnxruntime's) differ",
     r"^test_(flexattention(?!.*_expanded)|adagrad|adam|momentum|nesterov_momentum)": "ai.onnx.preview(.training) op with no lowering to the core dialect",
     r"^test_(bernoulli|training_dropout)": "random numbers (Bernoulli, Dropout in training mode) have no lowering",
     r"^test_(cast|castlike)_.*(FLOAT8|FLOAT4E2M1|INT4|INT2)": "float8, float4, int4 and int2 element types have no kernel-level representation",
     r"^test_(de)?quantizelinear_(e4m3fn|e5m2|float4e2m1|u?int2|u?int4)": "float8, float4, int4 and int2 element types have no kernel-level representation",
-    r"^test_(ai_onnx_ml_label_encoder_|equal_string)": "string tensors have no kernel-level representation",
-    r"^test_(sequence_map_|sequence_insert_at_|split_to_sequence_|identity_opt|identity_sequence"
-    r"|if_opt|if_seq|loop13_seq|loop16_seq_none|optional_get_element_(optional_|sequence)"
-    r"|optional_has_element_(optional_input|tensor_input|empty_optional_input))": "sequences and optionals have no kernel-level representation",
-    r"^test_linear_attention_": "LinearAttention's body transposes a tensor of unknown rank, which core cannot lower",
-    r"^test_reduce_(l2|log_sum|log_sum_exp)_(?!default|exp_default)\w*_expanded_cpu$": "the expanded body reduces over run-time axes, which core cannot lower yet",
-    r"^test_affine_grid_": "AffineGrid's body squeezes by run-time axes and expands to a shape of unknown length",
+    r"^test_loop16_seq_none_cpu$": "onnx's runner cannot compare a sequence of 0-d tensors (it fails at every level; the conformance run checks it)",
+    r"^test_affine_grid_3d_align_corners": "AffineGrid's 3-D body picks a step by a run-time If whose branches differ in rank (a scalar 0 or a 1-D quotient)",
     r"^test_range_\w+_expanded_cpu$": "Range's body adds operands of different types without a ranked result",
     r"^test_maxpool_with_argmax_": "MaxPool's Indices output has no lowering",
-    r"^test_lstm_with_peepholes_cpu$": "LSTM with a partial sequence_lens has no lowering",
 }
 """Known failures: pattern -> reason. Each shows up as a skipped test naming its pattern."""
 

@@ -24,7 +24,7 @@ from rung.tools.cli import main
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(11)
-HEADERS = ["rung_gemm.h", "rung_nms.h", "rung_runtime.h", "rung_sort.h"]
+HEADERS = ["rung_gemm.h", "rung_nms.h", "rung_runtime.h", "rung_seq.h", "rung_sort.h"]
 
 
 def affine_model(w: np.ndarray) -> onnx.ModelProto:
@@ -84,7 +84,7 @@ def test_compile_writes_sources_and_library(
     assert rung("compile", model_file, "-o", out) == 0
     line = capsys.readouterr().out
     assert line.count("\n") == 1, line
-    assert line.startswith(f"wrote 7 files to {out}: affine.c, affine.h, ")
+    assert line.startswith(f"wrote 8 files to {out}: affine.c, affine.h, ")
     assert re.search(r"\(arena \d+ bytes, weights 0 bytes\)$", line.strip())
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["affine.c", "affine.h", "libaffine.so", *HEADERS]
@@ -148,7 +148,7 @@ def test_print_timings(
 ) -> None:
     assert rung("compile", model_file, "-o", tmp_path / "out", "--print-timings") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("wrote 7 files")
+    assert lines[0].startswith("wrote 8 files")
     for stage, line in zip([*STAGES, "total"], lines[1:], strict=True):
         assert re.fullmatch(rf"  {stage} +\d+\.\d{{3}} s", line), line
 
@@ -157,7 +157,7 @@ def test_emit_only(model_file: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     out = tmp_path / "out"
     assert rung("compile", model_file, "-o", out, "--emit-only") == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(["affine.c", "affine.h", *HEADERS])
-    assert "wrote 6 files" in capsys.readouterr().out
+    assert "wrote 7 files" in capsys.readouterr().out
 
 
 def test_prefix(model_file: Path, tmp_path: Path) -> None:
@@ -354,7 +354,7 @@ def test_the_real_command(model_file: Path, tmp_path: Path) -> None:
         text=True,
     )
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.startswith("wrote 7 files")
+    assert ok.stdout.startswith("wrote 8 files")
     bad = subprocess.run(
         [str(rung_bin), "compile", str(model_file), "-o", str(tmp_path / "out")],
         capture_output=True,

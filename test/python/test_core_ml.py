@@ -412,26 +412,6 @@ def test_ml_op_matches_onnxruntime(name: str) -> None:
 
 
 REFUSED = {
-    "string class labels": (
-        Case(
-            "LinearClassifier",
-            {"coefficients": [1.0, 2.0], "intercepts": [0.5], "classlabels_strings": ["no", "yes"]},
-            [("x", F, [2, 2])],
-            [("label", TensorProto.STRING, [2]), ("scores", F, [2, 2])],
-            {},
-        ),
-        "string tensors have no core lowering",
-    ),
-    "string categories": (
-        Case(
-            "OneHotEncoder",
-            {"cats_strings": ["a", "b"]},
-            [("x", TensorProto.STRING, [2])],
-            [("y", F, [2, 2])],
-            {},
-        ),
-        "string tensors have no core lowering",
-    ),
     "binary softmax": (
         Case(
             "LinearClassifier",

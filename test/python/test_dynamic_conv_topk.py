@@ -221,37 +221,6 @@ def test_channel_shuffle_leaves_a_conv_over_dynamic_spatial_dims() -> None:
         _assert_match(session.run(None, feed), reference.run(None, feed), ["y"])
 
 
-@pytest.mark.parametrize(
-    ("op", "attrs", "message"),
-    [
-        (
-            "Conv",
-            {"auto_pad": "SAME_UPPER", "strides": [2, 2]},
-            "auto_pad SAME_UPPER with stride 2",
-        ),
-        (
-            "MaxPool",
-            {"kernel_shape": [2, 2], "pads": [1, 1, 1, 1], "strides": [2, 2], "ceil_mode": 1},
-            "ceil_mode along a dynamic spatial dim whose last window may start in the padding",
-        ),
-    ],
-)
-def test_pads_that_depend_on_a_dynamic_size_are_refused_clearly(
-    op: str, attrs: dict[str, object], message: str
-) -> None:
-    inputs = ["x", "w"] if op == "Conv" else ["x"]
-    graph = helper.make_graph(
-        [helper.make_node(op, inputs, ["y"], **attrs)],
-        "refused",
-        [helper.make_tensor_value_info("x", F, [1, 4, "h", "w"])],
-        [helper.make_tensor_value_info("y", F, [1, "c", "ho", "wo"])],
-        [_weight("w", [2, 4, 2, 2])],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
-    with pytest.raises(RungError, match=message):
-        InferenceSession(model, level="core")
-
-
 # ---- TopK -----------------------------------------------------------------------------------
 
 

@@ -51,10 +51,10 @@ def test_inputs_sharing_a_dim_name_must_agree(level: str) -> None:
 
 def test_compiled_library_checks_named_dims_itself() -> None:
     """A C caller skips InferenceSession's check: the generated `_run` must refuse too."""
+    from rung.errors import EvaluationError
     from rung.importers.onnx import import_model
     from rung.lowering.kernel_to_c import generate_c
     from rung.runtime.levels import lower
-    from rung.errors import EvaluationError
     from rung.runtime.native import compile_program
 
     program = generate_c(lower(import_model(_model()), "kernel"))

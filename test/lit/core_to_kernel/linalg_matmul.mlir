@@ -45,7 +45,8 @@ func.func @transposed_rhs(%a: tensor<3x4xf32>, %w: tensor<5x4xf32>) -> tensor<3x
 // CHECK-LABEL: func.func @dynamic_batch(%a: memref<?x3x4xf32>, %b: memref<?x4x5xf32>) -> memref<?x3x5xf32>
 // CHECK:         %[[N:.*]] = kernel.dim %a[0]
 // CHECK:         %c = kernel.alloc(%[[N]]) : memref<?x3x5xf32>
-// CHECK:         kernel.matmul %a, %b, %c : memref<?x3x4xf32>, memref<?x4x5xf32>, memref<?x3x5xf32>
+// CHECK:         %[[B:.*]] = kernel.view %b(%[[N]]) : memref<?x4x5xf32> -> memref<?x4x5xf32>
+// CHECK:         kernel.matmul %a, %[[B]], %c : memref<?x3x4xf32>, memref<?x4x5xf32>, memref<?x3x5xf32>
 func.func @dynamic_batch(%a: tensor<?x3x4xf32>, %b: tensor<?x4x5xf32>) -> tensor<?x3x5xf32> {
   %c = core.matmul(%a, %b) {acc = f32} : (tensor<?x3x4xf32>, tensor<?x4x5xf32>) -> tensor<?x3x5xf32>
   func.return %c : tensor<?x3x5xf32>

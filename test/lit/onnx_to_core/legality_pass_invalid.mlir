@@ -11,13 +11,13 @@
 // CHECK-NOT: Traceback
 // CHECK:     opt: error: {{.*}}legality_pass_invalid.mlir: failed to lower 'com.example::Frob' (onnx.Custom) at model.onnx:node 'frob': no lowering to core
 // CHECK-NEXT: failed to lower 'onnx.RandomUniform' (opset {{[0-9]+}}) at model.onnx:node 'rand': no lowering to core
-// CHECK-NEXT: failed to lower 'onnx.Einsum' (opset {{[0-9]+}}) at model.onnx:node 'mm': Einsum needs static input shapes
+// CHECK-NEXT: failed to lower 'onnx.Einsum' (opset {{[0-9]+}}) at model.onnx:node 'mm': Einsum needs inputs of known rank
 // CHECK-NEXT: failed to lower 'onnx.MaxPool' (opset {{[0-9]+}}) at model.onnx:an unnamed node: MaxPool's Indices output is not supported
 // CHECK-NOT: Traceback
 
 // DIAG:      failed to lower 'com.example::Frob' (onnx.Custom) at model.onnx:node 'frob': no lowering to core
 // DIAG-NEXT: failed to lower 'onnx.RandomUniform' (opset {{[0-9]+}}) at model.onnx:node 'rand': no lowering to core
-// DIAG-NEXT: failed to lower 'onnx.Einsum' (opset {{[0-9]+}}) at model.onnx:node 'mm': Einsum needs static input shapes
+// DIAG-NEXT: failed to lower 'onnx.Einsum' (opset {{[0-9]+}}) at model.onnx:node 'mm': Einsum needs inputs of known rank
 // DIAG-NEXT: failed to lower 'onnx.MaxPool' (opset {{[0-9]+}}) at model.onnx:an unnamed node: MaxPool's Indices output is not supported
 // DIAG-NOT:  builtin.module
 
@@ -26,7 +26,7 @@
 // PARTIAL-NEXT:    %y = onnx.Custom "com.example" "Frob"(%t) : (tensor<4xf32>) -> tensor<4xf32> loc("frob")
 // PARTIAL-LABEL: func.func @random(
 // PARTIAL:         onnx.RandomUniform
-// PARTIAL-LABEL: func.func @einsum_dynamic(
+// PARTIAL-LABEL: func.func @einsum_unranked(
 // PARTIAL:         onnx.Einsum
 // PARTIAL-LABEL: func.func @maxpool_indices(
 // PARTIAL:         onnx.MaxPool
@@ -46,8 +46,8 @@ builtin.module attributes {onnx.source = "model.onnx"} {
   }
 
   // Handlers refuse forms they do not lower, and say why.
-  func.func @einsum_dynamic(%a: tensor<?x3xf32>, %b: tensor<3x4xf32>) -> tensor<?x4xf32> {
-    %y = onnx.Einsum(%a, %b) {equation = "ij,jk->ik"} : (tensor<?x3xf32>, tensor<3x4xf32>) -> tensor<?x4xf32> loc("mm")
+  func.func @einsum_unranked(%a: tensor<*xf32>, %b: tensor<3x4xf32>) -> tensor<?x4xf32> {
+    %y = onnx.Einsum(%a, %b) {equation = "ij,jk->ik"} : (tensor<*xf32>, tensor<3x4xf32>) -> tensor<?x4xf32> loc("mm")
     func.return %y : tensor<?x4xf32>
   }
 

@@ -2,9 +2,9 @@
 // a channel shuffle's Reshape): pads and windows stay numbers, the result's
 // spatial dims are `?` and come from the input at run time. Where a pad would
 // depend on the size (auto_pad SAME with a stride, ceil_mode whose last window
-// may start in the padding) the handler refuses, naming why.
-// RUN: opt %s -p 'convert-onnx-to-core{allow-partial=true}' | filecheck %s
-// RUN: not opt %s -p convert-onnx-to-core 2>&1 | filecheck %s --check-prefix=REFUSED
+// may start in the padding) it is computed at run time: a core.pad with a pads
+// operand, then a conv or pool without pads.
+// RUN: opt %s -p convert-onnx-to-core | filecheck %s
 
 // CHECK-LABEL: func.func @conv_dynamic_spatial(
 // CHECK-NEXT:    %y = core.conv(%x, %w) {strides = array<i64: 2, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 0>, pad_high = array<i64: 1, 2>, groups = 2 : i64, layout = "NCHW", acc = f32} : (tensor<?x4x?x?xf32>, tensor<6x2x3x3xf32>) -> tensor<?x6x?x?xf32>
@@ -66,18 +66,32 @@ func.func @global_avg_pool_dynamic_spatial(%x: tensor<?x3x?x?xf32>) -> tensor<?x
   func.return %y : tensor<?x3x1x1xf32>
 }
 
+// SAME's total pad is max(0, (ceil(d / s) - 1) * s + extent - d), split low/high;
+// the static W (8) is padded by 1 to 9.
 // CHECK-LABEL: func.func @conv_same_stride_dynamic(
-// CHECK-NEXT:    onnx.Conv
-// REFUSED:     failed to lower 'onnx.Conv' (opset {{[0-9]+}}) at {{.*}}:an unnamed node: auto_pad SAME_UPPER with stride 2 along a dynamic spatial dim (the pads would depend on its size)
+// CHECK:         %[[D:.*]] = core.select(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2xi1>, tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         %[[REACH:.*]] = core.binary sub(%{{.*}}, %[[D]])
+// CHECK:         %[[TOTAL:.*]] = core.binary max(%[[REACH]], %{{.*}})
+// CHECK:         %[[PADS:.*]] = core.concat(%[[Z:.*]], %[[LOW:.*]], %[[Z]], %[[HIGH:.*]]) {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<8xi64>
+// CHECK:         %[[PADDED:.*]] = core.pad constant(%x, %{{.*}}, %[[PADS]]) : (tensor<1x3x?x8xf32>, tensor<f32>, tensor<8xi64>) -> tensor<1x3x?x9xf32>
+// CHECK-NEXT:    %y = core.conv(%[[PADDED]], %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x3x?x9xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
 func.func @conv_same_stride_dynamic(%x: tensor<1x3x?x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32> {
   %y = onnx.Conv(%x, %w) {auto_pad = "SAME_UPPER", strides = array<i64: 2, 2>} : (tensor<1x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x4xf32>
   func.return %y : tensor<1x4x?x4xf32>
 }
 
-// CHECK-LABEL: func.func @max_pool_ceil_refused(
-// CHECK-NEXT:    onnx.MaxPool
-// REFUSED-NEXT: failed to lower 'onnx.MaxPool' (opset {{[0-9]+}}) at {{.*}}:an unnamed node: onnx.MaxPool with ceil_mode along a dynamic spatial dim whose last window may start in the padding (pad 1, stride 2, window extent 2)
-func.func @max_pool_ceil_refused(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
+// Here the last window may start in the high pad (pad 1, stride 2, extent 2):
+// the ceil_mode extension is computed at run time, and ONNX's dropped window
+// is a select; the padding is -inf, the identity of max.
+// CHECK-LABEL: func.func @max_pool_ceil_in_pad(
+// CHECK:         %[[START:.*]] = core.compare ge(
+// CHECK-NEXT:    %[[BACK:.*]] = core.binary sub(
+// CHECK-NEXT:    core.select(%[[START]], %[[BACK]], %{{.*}})
+// CHECK:         %[[PADS:.*]] = core.concat(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {axis = 0 : i64} : (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<8xi64>
+// CHECK-NEXT:    %[[NEG_INF:.*]] = core.constant() {value = dense_resource<{{.*}}> : tensor<f32>}
+// CHECK-NEXT:    %[[PADDED:.*]] = core.pad constant(%x, %[[NEG_INF]], %[[PADS]]) : (tensor<1x2x?x?xf32>, tensor<f32>, tensor<8xi64>) -> tensor<1x2x?x?xf32>
+// CHECK-NEXT:    %y = core.pool max(%[[PADDED]]) {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
+func.func @max_pool_ceil_in_pad(%x: tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32> {
   %y = onnx.MaxPool(%x) {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, ceil_mode = 1 : i64} : (tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>
   func.return %y : tensor<1x2x?x?xf32>
 }

@@ -31,7 +31,9 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
 // CHECK-NEXT:    %[[KNOWNV:.*]] = core.select(%[[FREE]], %[[ONES]], %[[T]])
 // CHECK-NEXT:    %[[KNOWN:.*]] = core.reduce prod(%[[KNOWNV]]) {axes = array<i64: 0>} : (tensor<2xi64>) -> tensor<i64>
 // CHECK-NEXT:    %[[TOTAL:.*]] = core.reduce prod(%[[IN]]) {axes = array<i64: 0>} : (tensor<3xi64>) -> tensor<i64>
-// CHECK-NEXT:    %[[REST:.*]] = core.binary div(%[[TOTAL]], %[[KNOWN]]) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// CHECK-NEXT:    %[[ONE:.*]] = core.constant() {value = dense<1> : tensor<i64>}
+// CHECK-NEXT:    %[[DIVISOR:.*]] = core.binary max(%[[KNOWN]], %[[ONE]]) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// CHECK-NEXT:    %[[REST:.*]] = core.binary div(%[[TOTAL]], %[[DIVISOR]]) : (tensor<i64>, tensor<i64>) -> tensor<i64>
 // CHECK-NEXT:    %[[RESTB:.*]] = core.broadcast(%[[REST]]) {dims = array<i64>} : (tensor<i64>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[SHAPE:.*]] = core.select(%[[FREE]], %[[RESTB]], %[[T]])
 // CHECK-NEXT:    %y = core.reshape(%x, %[[SHAPE]]) : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x12xf32>
