@@ -27,6 +27,10 @@ STRINGS = "string tensors have no core lowering"
 RANDOM = "training-mode Dropout draws random masks"
 RANDOM_UNIFORM = "Bernoulli draws random numbers (RandomUniformLike)"
 MAXPOOL_INDICES = "MaxPool's Indices output is not lowered"
+FFT_ROUNDING = (
+    "the expected output holds float32 FFT rounding (1.9e-7 where the exact value is 0), "
+    "beyond the case's atol of 1e-7; rung's exact 0 (like onnxruntime's) differs"
+)
 KNOWN_FAILURES = {
     "test_affine_grid_3d_align_corners": RUNTIME_GRID_SIZE,
     "test_affine_grid_3d_align_corners_expanded": RUNTIME_GRID_SIZE,
@@ -35,6 +39,8 @@ KNOWN_FAILURES = {
     "test_bernoulli_seed": RANDOM_UNIFORM,
     "test_cast_e8m0_FLOAT16_to_FLOAT8E8M0": F8,
     "test_cast_e8m0_FLOAT_to_FLOAT8E8M0": F8,
+    "test_dft_inverse": FFT_ROUNDING,
+    "test_dft_inverse_opset19": FFT_ROUNDING,
     "test_maxpool_with_argmax_2d_precomputed_pads": MAXPOOL_INDICES,
     "test_maxpool_with_argmax_2d_precomputed_strides": MAXPOOL_INDICES,
     "test_range_bfloat16_type_positive_delta_expanded": UNRANKED,
