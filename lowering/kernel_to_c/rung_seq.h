@@ -342,7 +342,7 @@ static RUNG_UNUSED rung_sequence *rung_zip_map(rung_heap *heap, const rung_tenso
       (rung_sequence *)rung_heap_alloc(heap, (size_t)n * (sizeof *maps + 2 * sizeof(rung_tensor)));
   if (!s || !k || !v || !maps) return 0;
   if (key_bytes) memcpy(k, keys->data, key_bytes);
-  if (n * row_bytes) memcpy(v, values->data, (size_t)n * row_bytes);
+  if (n > 0 && row_bytes > 0) memcpy(v, values->data, (size_t)n * row_bytes);
   rung_tensor *pairs = (rung_tensor *)(maps + n);
   for (int64_t i = 0; i < n; ++i) {
     rung_tensor *pair = pairs + 2 * i;
