@@ -656,7 +656,8 @@ def default_prefix(model: object) -> str:
                 break
         name = re.sub(r"[^A-Za-z0-9_]", "_", stem).strip("_")
         if name:
-            return f"m_{name}" if name[0].isdigit() else name
+            clashes = name[0].isdigit() or name.lower().startswith("rung_")
+            return f"m_{name}" if clashes else name
     return "model"
 
 
@@ -665,6 +666,11 @@ def _check_prefix(prefix: str) -> None:
         raise RungError(
             f"invalid prefix '{prefix}': use a C identifier of ASCII letters, digits and '_', "
             "starting with a letter"
+        )
+    if prefix.lower().startswith("rung_"):
+        raise RungError(
+            f"invalid prefix '{prefix}': names that start with 'rung_' are the runtime's "
+            "(its headers and functions)"
         )
 
 

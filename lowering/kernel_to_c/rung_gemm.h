@@ -24,8 +24,8 @@
  * dot products along K. Every size works, including 0 and 1; scratch comes from
  * aligned_alloc per call (with none, the direct forms are used).
  */
-#ifndef RUNG_GEMM_H
-#define RUNG_GEMM_H
+#ifndef RUNG_GEMM_INCLUDED /* not RUNG_GEMM_H: a model's own header may guard with that */
+#define RUNG_GEMM_INCLUDED
 
 #if defined(__GNUC__) && !defined(RUNG_GEMM_SCALAR)
 #define RUNG_GEMM_VECTOR 1

@@ -21,22 +21,13 @@
  * operation is onnxruntime's, in float, uncontracted, so results agree bit
  * for bit even on ties with the threshold.
  */
-#ifndef RUNG_NMS_INCLUDED /* not RUNG_NMS_H: the header of a model named nms guards with that */
+#ifndef RUNG_NMS_INCLUDED /* not RUNG_NMS_H: a model's own header may guard with that */
 #define RUNG_NMS_INCLUDED
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#ifndef RUNG_TENSOR_DEFINED
-#define RUNG_TENSOR_DEFINED
-#define RUNG_MAX_RANK 8
-typedef struct rung_tensor {
-  void *data;    /* contiguous, row-major */
-  int32_t dtype; /* ONNX TensorProto.DataType code */
-  int32_t rank;
-  int64_t shape[RUNG_MAX_RANK];
-} rung_tensor;
-#endif
+#include "rung_tensor.h"
 
 /* GCC contracts a * b + c into one fused operation, rounded once, by default: not here,
  * and rung_nms stays a call, so that the caller's options do not apply to it inlined. */

@@ -5,8 +5,8 @@
  * only what a model uses is compiled into it. It needs a C11 compiler and POSIX
  * (mmap) and nothing else.
  */
-#ifndef RUNG_RUNTIME_H
-#define RUNG_RUNTIME_H
+#ifndef RUNG_RUNTIME_INCLUDED /* not RUNG_RUNTIME_H: a model's own header may guard with that */
+#define RUNG_RUNTIME_INCLUDED
 
 #include <fcntl.h>
 #include <math.h>

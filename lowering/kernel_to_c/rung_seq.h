@@ -21,28 +21,19 @@
  * entering a list or an optional is copied. Their storage comes from the
  * run's heap and is released when the run ends.
  */
-#ifndef RUNG_SEQ_H
-#define RUNG_SEQ_H
+#ifndef RUNG_SEQ_INCLUDED /* not RUNG_SEQ_H: a model's own header may guard with that */
+#define RUNG_SEQ_INCLUDED
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef RUNG_TENSOR_DEFINED
-#define RUNG_TENSOR_DEFINED
-#define RUNG_MAX_RANK 8
-typedef struct rung_tensor {
-  void *data;    /* contiguous, row-major */
-  int32_t dtype; /* ONNX TensorProto.DataType code */
-  int32_t rank;
-  int64_t shape[RUNG_MAX_RANK];
-} rung_tensor;
-#endif
+#include "rung_tensor.h"
 
 #ifndef RUNG_SEQUENCE_DEFINED
 #define RUNG_SEQUENCE_DEFINED
-#define RUNG_DTYPE_NONE 0        /* an optional holding no value */
+#define RUNG_DTYPE_NONE 0        /* an optional holding no value (data NULL) */
 #define RUNG_DTYPE_STRING 8      /* data: const char *[count], UTF-8, NUL-terminated */
 #define RUNG_DTYPE_SEQUENCE 1000 /* data: rung_sequence */
 #define RUNG_DTYPE_MAP 1001      /* data: rung_sequence of {keys, values} */

@@ -11,23 +11,14 @@
  * in ascending order, NaNs last, equal keys (including -0.0 and 0.0) in their
  * original order. Integers compare as doubles, as the reference does.
  */
-#ifndef RUNG_SORT_H
-#define RUNG_SORT_H
+#ifndef RUNG_SORT_INCLUDED /* not RUNG_SORT_H: a model's own header may guard with that */
+#define RUNG_SORT_INCLUDED
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#ifndef RUNG_TENSOR_DEFINED
-#define RUNG_TENSOR_DEFINED
-#define RUNG_MAX_RANK 8
-typedef struct rung_tensor {
-  void *data;    /* contiguous, row-major */
-  int32_t dtype; /* ONNX TensorProto.DataType code */
-  int32_t rank;
-  int64_t shape[RUNG_MAX_RANK];
-} rung_tensor;
-#endif
+#include "rung_tensor.h"
 
 /* Whether key `a` goes strictly before key `b`: numpy's order, NaNs last. */
 static inline RUNG_UNUSED bool rung_sort_before(double a, double b) {

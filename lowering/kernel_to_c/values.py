@@ -23,6 +23,8 @@ for ports that are lists, optionals or string tensors (`is_value_port`);
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from xdsl.dialects.builtin import MemRefType, TensorType
 from xdsl.ir import Attribute, SSAValue
 
@@ -312,18 +314,15 @@ def _port_of(t: Attribute) -> tuple[Attribute, list[int]]:
     return t.element_type, [d if d >= 0 else -1 for d in t.get_shape()]
 
 
-ABI_TYPES = """#ifndef RUNG_SEQUENCE_DEFINED
-#define RUNG_SEQUENCE_DEFINED
-#define RUNG_DTYPE_NONE 0        /* an optional holding no value (data NULL) */
-#define RUNG_DTYPE_STRING 8      /* data: const char *[count], UTF-8, NUL-terminated */
-#define RUNG_DTYPE_SEQUENCE 1000 /* data: rung_sequence */
-#define RUNG_DTYPE_MAP 1001      /* data: rung_sequence of {keys, values} */
-typedef struct rung_sequence {
-  int64_t count;
-  rung_tensor *items;
-} rung_sequence;
-#endif
-"""
+def _abi_types() -> str:
+    """`rung_seq.h`'s definitions of the ABI's value types, which a model header with
+    such ports carries too, so that it stands alone."""
+    text = Path(__file__).with_name("rung_seq.h").read_text()
+    start = text.index("#ifndef RUNG_SEQUENCE_DEFINED")
+    return text[start : text.index("#endif\n", start) + len("#endif\n")]
+
+
+ABI_TYPES = _abi_types()
 """The header's declarations for models with sequence, optional or string ports."""
 
 ABI_RULES = """ *

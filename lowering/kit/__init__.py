@@ -33,6 +33,10 @@ What the kit offers:
   `reshape_to` / `shape_vector`.
 * Constant operands (`folding`): `constant_array`, `constant_ints`, which fold
   small core computations on constants (up to `FOLD_LIMIT` elements).
+* Sizes only the run knows (`run_time_sizes`): `declared` (a value in the
+  model's declared type, its claimed static dims checked at run time), `iota`,
+  `size_like`, and `stacked` / `unstacked` (a `[P, ...]` view over run-time
+  batch dims).
 * The handler table (`table`): `HandlerTable` with `lowers`, `add`, `remove`
   and `lookup`, keyed by op class or by a custom op's `(domain, op_type)`.
 
@@ -43,6 +47,7 @@ Element types come from `rung.dialects.dtypes` (`f32`, `i64`, `numpy_dtype`,
 from .core_builder import CoreBuilder
 from .errors import LoweringError
 from .folding import FOLD_LIMIT, constant_array, constant_ints
+from .run_time_sizes import AnySize, declared, iota, size_like, stacked, unstacked
 from .shapes import (
     DimOf,
     Size,
@@ -60,6 +65,7 @@ from .table import HandlerTable, Key, key_name
 
 __all__ = [
     "FOLD_LIMIT",
+    "AnySize",
     "CoreBuilder",
     "DimOf",
     "HandlerTable",
@@ -69,13 +75,18 @@ __all__ = [
     "acc_type",
     "constant_array",
     "constant_ints",
+    "declared",
     "element_of",
     "int_attr",
+    "iota",
     "is_static",
     "key_name",
     "normalize_axis",
     "ranked_shape",
     "shape_of_type",
+    "size_like",
+    "stacked",
     "static_size",
     "tensor",
+    "unstacked",
 ]

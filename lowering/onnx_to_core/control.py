@@ -34,7 +34,7 @@ def _take_region(b: CoreBuilder, region: Region) -> Region:
         if isinstance(last, YieldOp):
             new = core.YieldOp.create(operands=list(last.values))
             new.location = last.location
-            b.rewriter.replace_op(last, new, [])
+            b.rewriter.replace(last, new, [])
     return moved
 
 

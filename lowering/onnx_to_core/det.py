@@ -31,12 +31,13 @@ from rung.lowering.kit import (
     LoweringError,
     element_of,
     int_attr,
+    iota,
     ranked_shape,
+    stacked,
     tensor,
 )
 
 from .registry import Results, lowers
-from .run_time_sizes import iota, stacked
 
 MAX_ROWS = 64
 """The largest matrix unrolled (each row costs about twenty core ops)."""

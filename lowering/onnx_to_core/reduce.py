@@ -30,6 +30,7 @@ from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_ints,
+    declared,
     element_of,
     int_attr,
     is_static,
@@ -236,7 +237,7 @@ def _reduce_masked(b: CoreBuilder, op: Reduction, x: SSAValue) -> SSAValue:
     reduced = _reduce_flagged(b, op, x, mask)
     if removed is not None:
         reduced = _drop_flagged(b, reduced, mask, removed)
-    return _declared(b, reduced, op.reduced.type)
+    return declared(b, reduced, op.reduced.type, "the reduction")
 
 
 def _removed_count(op: Reduction, rank: int) -> int:
@@ -374,28 +375,6 @@ def _drop_flagged(b: CoreBuilder, reduced: SSAValue, mask: SSAValue, removed: in
     order = b.insert(sort).results[1]
     dims = b.gather(b.shape_of(reduced), b.slice(order, [0], [kept]), 0)
     return b.reshape(reduced, tensor(element, [-1] * kept), dims)
-
-
-def _declared(b: CoreBuilder, v: SSAValue, declared: Attribute) -> SSAValue:
-    """`v` in the declared result type, once the run has checked the static dims it
-    declares (an unranked declaration leaves `v` as it is)."""
-    out = shape_of_type(declared)
-    if out is None or v.type == declared:
-        return v
-    shape = ranked_shape(v)
-    if len(out) != len(shape):
-        raise LoweringError(f"the reduction gives rank {len(shape)}, not that of {declared}")
-    claimed = [o >= 0 and d < 0 for o, d in zip(out, shape, strict=True)]
-    if any(claimed):
-        actual = b.shape_of(v)
-        sizes = b.select(
-            b.constant(np.array(claimed)),
-            b.constant(np.array([max(o, 0) for o in out], np.int64)),
-            actual,
-        )
-        matches = b.compare("eq", actual, sizes)
-        v = b.check(v, matches, f"the result's shape differs from the declared {declared}")
-    return b.retype(v, declared)
 
 
 @lowers(onnx.ArgMaxOp, onnx.ArgMinOp)

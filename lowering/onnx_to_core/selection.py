@@ -29,16 +29,18 @@ from rung.lowering.kit import (
     DimOf,
     LoweringError,
     Size,
+    declared,
     element_of,
     int_attr,
+    iota,
     normalize_axis,
     ranked_shape,
+    size_like,
     static_size,
     tensor,
 )
 
 from .registry import Results, lowers
-from .run_time_sizes import declared, iota, size_like
 
 # ---- Compress ------------------------------------------------------------------------
 

@@ -39,14 +39,17 @@ from rung.lowering.kit import (
     CoreBuilder,
     LoweringError,
     constant_ints,
+    declared,
     element_of,
     int_attr,
+    iota,
     ranked_shape,
+    stacked,
     tensor,
+    unstacked,
 )
 
 from .registry import Results, lowers
-from .run_time_sizes import declared, iota, stacked, unstacked
 
 # ---- the DFT matrix -------------------------------------------------------------------------
 

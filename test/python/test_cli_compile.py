@@ -24,7 +24,14 @@ from rung.tools.cli import main
 
 F = TensorProto.FLOAT
 RNG = np.random.default_rng(11)
-HEADERS = ["rung_gemm.h", "rung_nms.h", "rung_runtime.h", "rung_seq.h", "rung_sort.h"]
+HEADERS = [
+    "rung_gemm.h",
+    "rung_nms.h",
+    "rung_runtime.h",
+    "rung_seq.h",
+    "rung_sort.h",
+    "rung_tensor.h",
+]
 
 
 def affine_model(w: np.ndarray) -> onnx.ModelProto:
@@ -84,7 +91,7 @@ def test_compile_writes_sources_and_library(
     assert rung("compile", model_file, "-o", out) == 0
     line = capsys.readouterr().out
     assert line.count("\n") == 1, line
-    assert line.startswith(f"wrote 8 files to {out}: affine.c, affine.h, ")
+    assert line.startswith(f"wrote {len(HEADERS) + 3} files to {out}: affine.c, affine.h, ")
     assert re.search(r"\(arena \d+ bytes, weights 0 bytes\)$", line.strip())
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["affine.c", "affine.h", "libaffine.so", *HEADERS]
@@ -148,7 +155,7 @@ def test_print_timings(
 ) -> None:
     assert rung("compile", model_file, "-o", tmp_path / "out", "--print-timings") == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("wrote 8 files")
+    assert lines[0].startswith(f"wrote {len(HEADERS) + 3} files")
     for stage, line in zip([*STAGES, "total"], lines[1:], strict=True):
         assert re.fullmatch(rf"  {stage} +\d+\.\d{{3}} s", line), line
 
@@ -157,7 +164,7 @@ def test_emit_only(model_file: Path, tmp_path: Path, capsys: pytest.CaptureFixtu
     out = tmp_path / "out"
     assert rung("compile", model_file, "-o", out, "--emit-only") == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(["affine.c", "affine.h", *HEADERS])
-    assert "wrote 7 files" in capsys.readouterr().out
+    assert f"wrote {len(HEADERS) + 2} files" in capsys.readouterr().out
 
 
 def test_prefix(model_file: Path, tmp_path: Path) -> None:
@@ -167,9 +174,22 @@ def test_prefix(model_file: Path, tmp_path: Path) -> None:
     assert "int my_net_run(" in (out / "my_net.h").read_text()
 
 
+@pytest.mark.parametrize("prefix", ["gemm", "runtime", "seq", "sort", "nms", "tensor"])
+def test_prefix_named_like_a_runtime_header(model_file: Path, tmp_path: Path, prefix: str) -> None:
+    """A model's header guard must not shadow the runtime header of the same name."""
+    out = tmp_path / "out"
+    assert rung("compile", model_file, "-o", out, "--prefix", prefix) == 0
+    assert (out / f"lib{prefix}.so").exists()
+
+
 @pytest.mark.parametrize(
     ("file_name", "prefix"),
-    [("my-net.v2.onnx", "my_net_v2"), ("3d.onnx", "m_3d"), ("model.onnxtxt", "model")],
+    [
+        ("my-net.v2.onnx", "my_net_v2"),
+        ("3d.onnx", "m_3d"),
+        ("model.onnxtxt", "model"),
+        ("rung_sort.onnx", "m_rung_sort"),
+    ],
 )
 def test_default_prefix_is_a_c_identifier(file_name: str, prefix: str) -> None:
     assert native.default_prefix(file_name) == prefix
@@ -327,7 +347,7 @@ def test_failing_compiler(
     assert "the C compiler" in err and "failed (exit code 1) on affine.c" in err
 
 
-@pytest.mark.parametrize("prefix", ["1net", "my-net", "né", ""])
+@pytest.mark.parametrize("prefix", ["1net", "my-net", "né", "", "rung_sort", "RUNG_x"])
 def test_invalid_prefix(
     model_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], prefix: str
 ) -> None:
@@ -354,7 +374,7 @@ def test_the_real_command(model_file: Path, tmp_path: Path) -> None:
         text=True,
     )
     assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.startswith("wrote 8 files")
+    assert ok.stdout.startswith(f"wrote {len(HEADERS) + 3} files")
     bad = subprocess.run(
         [str(rung_bin), "compile", str(model_file), "-o", str(tmp_path / "out")],
         capture_output=True,

@@ -214,7 +214,7 @@ def test_static_result_shape_is_checked() -> None:
     model.check({"x": _positive((2, 3)), "axes": np.array([1], np.int64)})
     model.fails(
         {"x": _positive((2, 3)), "axes": np.array([0], np.int64)},
-        "node 'm': the result's shape differs from the declared",
+        "node 'm': the reduction: the result's shape differs from the declared",
     )
 
 

@@ -17,7 +17,7 @@ func.func @main(%x: tensor<2x3xf32> {onnx.name = "x"}) -> (tensor<2x3xf32> {onnx
   func.return %y : tensor<2x3xf32>
 }
 
-// CHECK: wrote 8 files to {{.*}}out: compile.c, compile.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, libcompile.so (arena {{[0-9]+}} bytes, weights 0 bytes)
+// CHECK: wrote 9 files to {{.*}}out: compile.c, compile.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h, libcompile.so (arena {{[0-9]+}} bytes, weights 0 bytes)
 
 // FILES:      compile.c
 // FILES-NEXT: compile.h
@@ -31,7 +31,7 @@ func.func @main(%x: tensor<2x3xf32> {onnx.name = "x"}) -> (tensor<2x3xf32> {onnx
 // EXISTS: rung: error: '{{.*}}out' already holds compile.c, compile.h, libcompile.so; use --force to overwrite them, or choose another output folder or --prefix
 // EXISTS-NOT: Traceback
 
-// EMIT:      wrote 7 files to {{.*}}out: net.c, net.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h (arena {{[0-9]+}} bytes, weights 0 bytes)
+// EMIT:      wrote 8 files to {{.*}}out: net.c, net.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h (arena {{[0-9]+}} bytes, weights 0 bytes)
 // EMIT-NEXT:   import          {{[0-9]+\.[0-9]+}} s
 // EMIT-NEXT:   lower-to-core   {{[0-9]+\.[0-9]+}} s
 // EMIT-NEXT:   lower-to-kernel {{[0-9]+\.[0-9]+}} s

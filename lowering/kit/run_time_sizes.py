@@ -14,9 +14,10 @@ from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import i64
-from rung.lowering.kit import (
-    CoreBuilder,
-    LoweringError,
+
+from .core_builder import CoreBuilder
+from .errors import LoweringError
+from .shapes import (
     Size,
     element_of,
     int_attr,
