@@ -15,7 +15,13 @@ module, with `register_pass` / `register_pipeline`. Passes are registered as
 
         return OnnxToCorePass
 
-    def _core_to_kernel() -> type[ModulePass]:
+    def _hoist_loop_invariants() -> type[ModulePass]:
+    from rung.lowering.core_opt import HoistLoopInvariantsPass
+
+    return HoistLoopInvariantsPass
+
+
+def _core_to_kernel() -> type[ModulePass]:
     from rung.lowering.core_to_kernel import CoreToKernelPass
 
     return CoreToKernelPass
@@ -299,6 +305,12 @@ def _fold_constants() -> type[ModulePass]:
     return FoldConstantsPass
 
 
+def _hoist_loop_invariants() -> type[ModulePass]:
+    from rung.lowering.core_opt import HoistLoopInvariantsPass
+
+    return HoistLoopInvariantsPass
+
+
 def _core_to_kernel() -> type[ModulePass]:
     from rung.lowering.core_to_kernel import CoreToKernelPass
 
@@ -317,9 +329,10 @@ def _kernel_opt(module: str, cls: str) -> PassFactory:
 register_pass("convert-onnx-to-core", _onnx_to_core)
 register_pass("convert-core-to-kernel", _core_to_kernel)
 register_pass("core-fold-constants", _fold_constants)
+register_pass("core-hoist-loop-invariants", _hoist_loop_invariants)
 register_pipeline(
     "lower-to-core",
-    "convert-onnx-to-core,core-fold-constants,cse,dce",
+    "convert-onnx-to-core,core-fold-constants,core-hoist-loop-invariants,cse,dce",
     "lower the onnx dialect to the core dialect, folding constants",
 )
 register_pass("kernel-drop-dead-buffers", _kernel_opt("dead_buffers", "DropDeadBuffersPass"))

@@ -7,7 +7,6 @@ The statuses are those of `zoo.check`; the reasons are the errors' gist.
 
 from __future__ import annotations
 
-COMPILE = "compile-error"
 EXPORT = "export-fails"
 
 KNOWN_FAILURES: dict[str, tuple[str, str]] = {

@@ -1,5 +1,6 @@
 """Optimizations at the core level: passes that take core IR to better core IR."""
 
 from .fold import FoldConstantsPass
+from .hoist import HoistLoopInvariantsPass
 
-__all__ = ["FoldConstantsPass"]
+__all__ = ["FoldConstantsPass", "HoistLoopInvariantsPass"]

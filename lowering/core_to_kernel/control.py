@@ -385,6 +385,7 @@ class _RowSizer:
         # Body values recomputed before the loop, each with whether it rests on a checked dim.
         self.hoisted: dict[SSAValue, tuple[SSAValue, bool]] = {}
         self.needs_check = False
+        self.written: dict[SSAValue, bool] = {}  # by buffer defined before the loop
 
     def row(self, result: MemRefType, out: MemRefType, value: SSAValue) -> list[Dim]:
         """The sizes of one row: static where any type says so, else computed before the loop."""
@@ -453,9 +454,19 @@ class _RowSizer:
         if isinstance(owner, kernel.DimOp):
             return self._size(_dim_origin(owner.buffer, owner.dim.value.data))
         if isinstance(owner, kernel.LoadOp):
-            if _root(owner.buffer) in self.per_iteration:
-                raise _Varies(f"depends on {self.per_iteration[_root(owner.buffer)]}")
-            raise _Varies("is read from a buffer inside the loop")
+            root = _root(owner.buffer)
+            if root in self.per_iteration:
+                raise _Varies(f"depends on {self.per_iteration[root]}")
+            if self._inside(root) or self._written_in_loop(root):
+                raise _Varies("is read from a buffer inside the loop")
+            # A buffer filled before the loop (a shape computed there) and only read in it.
+            outer, self.needs_check = self.needs_check, False
+            at = {x: self.pre.index(self._size(_value_origin(x))) for x in owner.indices}
+            at[owner.buffer] = self._outer_view(owner.buffer)
+            clone = self.pre.insert(owner.clone(value_mapper=at))
+            self.hoisted[v] = (clone.results[0], self.needs_check)
+            self.needs_check |= outer
+            return clone.results[0]
         if not owner.name.startswith("arith.") or owner.regions:
             raise _Varies(f"is computed inside the loop (by '{owner.name}')")
         outer, self.needs_check = self.needs_check, False
@@ -465,6 +476,36 @@ class _RowSizer:
             self.hoisted[old] = (new, self.needs_check)
         self.needs_check |= outer
         return self.hoisted[v][0]
+
+    def _inside(self, v: SSAValue) -> bool:
+        owner = v.owner
+        op = owner if isinstance(owner, Operation) else owner.parent_op()
+        return op is not None and self.loop.is_ancestor(op)
+
+    def _written_in_loop(self, root: SSAValue) -> bool:
+        """Whether any op of the loop but a read (a load, a dim, a view) uses `root`'s
+        storage: then its contents may change from one iteration to the next."""
+        if root not in self.written:
+            readers = (kernel.LoadOp, kernel.DimOp, kernel.ViewOp, kernel.SubviewOp)
+            self.written[root] = any(
+                not isinstance(op, readers) and any(_root(x) is root for x in op.operands)
+                for op in self.loop.walk()
+            )
+        return self.written[root]
+
+    def _outer_view(self, buf: SSAValue) -> SSAValue:
+        """`buf`, or the view of its storage it reads, rebuilt before the loop."""
+        if not self._inside(buf):
+            return buf
+        owner = buf.owner
+        assert isinstance(owner, Operation)
+        mapping = {
+            x: self._outer_view(x)
+            if isinstance(x.type, MemRefType)
+            else self.pre.index(self._size(_value_origin(x)))
+            for x in owner.operands
+        }
+        return self.pre.insert(owner.clone(value_mapper=mapping)).results[0]
 
 
 def _maker(buf: SSAValue) -> str:

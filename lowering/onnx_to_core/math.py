@@ -8,13 +8,13 @@ Activations are compositions of core elementwise ops.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import f32, i64, numpy_dtype
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
-from rung.lowering.kit import CoreBuilder, LoweringError, element_of
+from rung.lowering.kit import CoreBuilder, LoweringError, element_of, shape_of_type, tensor
 
 from .registry import Results, lowers
 
@@ -110,7 +110,16 @@ _UNARY: dict[type[OnnxOp], str] = {
 @lowers(*_UNARY)
 def unary(b: CoreBuilder, op: OnnxOp) -> Results:
     (x,) = op.operands
-    return [b.unary(_UNARY[type(op)], x, op.results[0].type)]
+    return [b.unary(_UNARY[type(op)], x, _like_input(x, op.results[0].type))]
+
+
+def _like_input(x: SSAValue, declared: Attribute) -> Attribute:
+    """The declared element type in the input's shape: an elementwise result has the
+    shape its input has, whatever (more or less static) shape ONNX declared for it."""
+    shape = shape_of_type(x.type)
+    if shape is None or shape_of_type(declared) is None:
+        return declared
+    return tensor(element_of(declared), shape)
 
 
 @lowers(onnx.IsInfOp)
@@ -120,7 +129,7 @@ def is_inf(b: CoreBuilder, op: onnx.IsInfOp) -> Results:
     fn = {(1, 1): "isinf", (1, 0): "isposinf", (0, 1): "isneginf"}.get((pos, neg))  # type: ignore[call-overload]
     if fn is None:
         return [b.compare("lt", x, x)]  # detects nothing: x < x is always false
-    return [b.unary(fn, x, op.Y.type)]
+    return [b.unary(fn, x, _like_input(x, op.Y.type))]
 
 
 @lowers(onnx.IdentityOp)

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from rung.dialects import core
 from rung.dialects.onnx import YieldOp
@@ -636,6 +636,8 @@ def scan(b: CoreBuilder, op: onnx.ScanOp) -> Results:
     block.insert_ops_before(gathers, block.first_op)  # type: ignore[arg-type]
     for arg in list(block.args[2 + n :]):
         block.erase_arg(arg)
+    for i, state in enumerate(states):
+        _pin_state_shape(b, block.args[2 + i], state, i)
     y = block.last_op
     assert isinstance(y, YieldOp)
     new_yield = core.YieldOp.create(operands=[cond, *y.values])
@@ -691,6 +693,28 @@ def _declared(b: CoreBuilder, v: SSAValue, declared: Attribute, what: str) -> SS
         element_of(v.type), [d if d >= 0 else o for d, o in zip(shape, out, strict=True)]
     )
     return b.reshape(checked, merged, actual)
+
+
+def _pin_state_shape(b: CoreBuilder, arg: BlockArgument, init: SSAValue, i: int) -> None:
+    """Give the body's state argument `arg` the run-time shape of its initial value.
+
+    Scan requires every iteration's state to keep its shape; checked at the top of
+    the body, that lets the body's shape arithmetic read the initial value's shape,
+    which is known before the loop (so the kernel level can size the stacked scan
+    outputs there). States of a static type need nothing.
+    """
+    if is_static(arg.type) or shape_of_type(arg.type) is None or not arg.uses:
+        return
+    block = arg.block
+    assert block.first_op is not None
+    inner = CoreBuilder(b.rewriter, block.first_op)
+    wanted = b.shape_of(init)
+    actual = inner.shape_of(arg)
+    message = f"state {i} changed shape between iterations, which Scan does not allow"
+    checked = inner.check(arg, inner.compare("eq", actual, wanted), message)
+    pinned = inner.reshape(checked, arg.type, wanted)
+    keep = {actual.owner, checked.owner}
+    arg.replace_uses_with_if(pinned, lambda use: use.operation not in keep)
 
 
 def _stacked_type(x: SSAValue, axis: int, element: Attribute) -> Attribute:

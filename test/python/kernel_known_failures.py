@@ -6,7 +6,4 @@ unexpected pass and the entry must go.
 
 from __future__ import annotations
 
-LISTS = "sequences and optionals (core.list, core.optional) have no kernel lowering yet"
-STRINGS = "string tensors have no kernel representation"
-
 KNOWN_FAILURES: dict[str, str] = {}

@@ -205,14 +205,6 @@ def test_conv_run_time_checks_name_the_node(level: str) -> None:
         session.run(None, feed)
 
 
-def test_causal_conv_with_state_of_run_time_channels_is_a_clean_refusal() -> None:
-    """ONNX builds its body only for a static channel count (its Conv's `group`)."""
-    node = helper.make_node("CausalConvWithState", ["x", "w"], ["y", "state"], name="ccs")
-    model = _model([node], [("x", F, 3), ("w", F, 3)], [("y", F, 3), ("state", F, 3)], opset=27)
-    with pytest.raises(RungError, match="node 'ccs'.*ONNX builds no body for operands"):
-        InferenceSession(model, level="core")
-
-
 # ---- RNN, GRU, LSTM --------------------------------------------------------------------------
 
 
@@ -339,3 +331,98 @@ def test_scan_over_a_run_time_length(level: str) -> None:
         _assert_close(session.run(None, feed), _ort(model, feed))
     with pytest.raises(RungError, match="node 'scan'.*is not of the body's"):
         session.run(None, {"s0": _floats(3), "x": _floats(3, 4)})
+
+
+def _scan_rows_model() -> onnx.ModelProto:
+    """Per step, the state times the outer product of a row of k and a row of v (each
+    reshaped in the body from its run-time shape), and the state's first column: as
+    ONNX's LinearAttention writes it, with every dim symbolic."""
+    i64 = TensorProto.INT64
+    body = helper.make_graph(
+        [
+            helper.make_node("Shape", ["k_t"], ["k_shape"]),
+            helper.make_node("Concat", ["k_shape", "one"], ["k_col_shape"], axis=0),
+            helper.make_node("Reshape", ["k_t", "k_col_shape"], ["k_col"]),
+            helper.make_node("Shape", ["v_t"], ["v_shape"]),
+            helper.make_node("Concat", ["one", "v_shape"], ["v_row_shape"], axis=0),
+            helper.make_node("Reshape", ["v_t", "v_row_shape"], ["v_row"]),
+            helper.make_node("MatMul", ["k_col", "v_row"], ["outer"]),
+            helper.make_node("Add", ["s_in", "outer"], ["s_out"]),
+            helper.make_node("MatMul", ["s_out", "first"], ["y_t"]),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("s_in", F, ["a", "b"]),
+            helper.make_tensor_value_info("k_t", F, ["a"]),
+            helper.make_tensor_value_info("v_t", F, ["b"]),
+        ],
+        [
+            helper.make_tensor_value_info("s_out", F, ["a", "b"]),
+            helper.make_tensor_value_info("y_t", F, ["a", 1]),
+        ],
+    )
+    node = helper.make_node(
+        "Scan", ["s0", "k", "v"], ["s", "y"], name="scan", body=body, num_scan_inputs=2
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Constant", [], ["one"], value=helper.make_tensor("c", i64, [1], [1])),
+            helper.make_node("Shape", ["s0"], ["s0_shape"], start=1, end=2),
+            helper.make_node("ConstantOfShape", ["s0_shape"], ["zeros"]),
+            helper.make_node(
+                "Constant", [], ["first_col"], value=helper.make_tensor("f", F, [1], [1.0])
+            ),
+            helper.make_node("Concat", ["first_col", "zeros"], ["padded"], axis=0),
+            helper.make_node("Slice", ["padded", "start", "end"], ["first_flat"]),
+            helper.make_node("Unsqueeze", ["first_flat", "axis1"], ["first"]),
+            node,
+        ],
+        "g",
+        [
+            helper.make_tensor_value_info("s0", F, ["a", "b"]),
+            helper.make_tensor_value_info("k", F, ["t", "a"]),
+            helper.make_tensor_value_info("v", F, ["t", "b"]),
+        ],
+        [
+            helper.make_tensor_value_info("s", F, ["a", "b"]),
+            helper.make_tensor_value_info("y", F, ["t", "a", 1]),
+        ],
+        initializer=[
+            onnx.numpy_helper.from_array(np.array([0], np.int64), "start"),
+            onnx.numpy_helper.from_array(np.array([-1], np.int64), "end"),
+            onnx.numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_scan_output_rows_sized_from_the_body_shape_arithmetic(level: str) -> None:
+    """The rows' run-time sizes come from shape arithmetic in the body, which the kernel
+    level must evaluate before the loop to size the stacked output (it used to refuse:
+    "read from a buffer inside the loop")."""
+    model = _scan_rows_model()
+    session = InferenceSession(model, level=level)
+    for steps, a, b in ((3, 2, 4), (1, 5, 1), (6, 3, 3)):
+        feed = {"s0": _floats(a, b), "k": _floats(steps, a), "v": _floats(steps, b)}
+        _assert_close(session.run(None, feed), _ort(model, feed))
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_scan_state_that_changes_shape_fails_the_run(level: str) -> None:
+    """Scan requires its states to keep their shape: a body that grows one fails the run
+    with an error naming the node, at every level."""
+    body = helper.make_graph(
+        [helper.make_node("Concat", ["s_in", "x_t"], ["s_out"], axis=0)],
+        "body",
+        [
+            helper.make_tensor_value_info("s_in", F, ["n"]),
+            helper.make_tensor_value_info("x_t", F, ["k"]),
+        ],
+        [helper.make_tensor_value_info("s_out", F, ["m"])],
+    )
+    node = helper.make_node("Scan", ["s0", "x"], ["s"], name="grow", body=body, num_scan_inputs=1)
+    model = _model([node], [("s0", F, 1), ("x", F, 2)], [("s", F, 1)], opset=21)
+    session = InferenceSession(model, level=level)
+    with pytest.raises(RungError, match="node 'grow'.*state 0 changed shape between iterations"):
+        session.run(None, {"s0": _floats(2), "x": _floats(3, 1)})
