@@ -246,17 +246,50 @@ def _removed_count(op: Reduction, rank: int) -> int:
     axes = op.axes
     assert axes is not None
     length = shape_of_type(axes.type)
+    users_rank = _rank_through_users(op.reduced)
     if out is not None:
         removed = rank - len(out)
     elif length is not None and len(length) == 1 and length[0] >= 0:
         removed = length[0]
+    elif users_rank is not None:
+        removed = rank - users_rank
     else:
         raise LoweringError(
-            "keepdims=0 over run-time axes needs a ranked result or a static number of axes"
+            "keepdims=0 over run-time axes needs a ranked result, a static number of axes "
+            "or a ranked value computed from the result elementwise"
         )
     if not 0 <= removed <= rank:
         raise LoweringError(f"reducing a rank-{rank} input cannot give {op.reduced.type}")
     return removed
+
+
+_RANK_KEEPING = (
+    onnx.CastOp, onnx.CastLikeOp, onnx.IdentityOp, onnx.SqrtOp, onnx.ExpOp, onnx.LogOp,
+    onnx.AbsOp, onnx.NegOp, onnx.ReciprocalOp,
+)  # fmt: skip
+"""Ops whose result has the rank of their first operand."""
+
+
+def _rank_through_users(v: SSAValue) -> int | None:
+    """The rank of `v` as its users declare it: an expanded ReduceL2 or ReduceLogSum
+    reduces into an unranked value, then takes its square root or log into the
+    graph's ranked output."""
+    seen: set[SSAValue] = set()
+    todo = [v]
+    while todo:
+        value = todo.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        for use in value.uses:
+            user = use.operation
+            if not isinstance(user, _RANK_KEEPING) or use.index != 0:
+                continue
+            shape = shape_of_type(user.results[0].type)
+            if shape is not None:
+                return len(shape)
+            todo.append(user.results[0])
+    return None
 
 
 def _axes_mask(b: CoreBuilder, axes: SSAValue, rank: int, noop: bool) -> SSAValue:

@@ -193,6 +193,26 @@ def test_axes_of_static_length_give_the_rank() -> None:
     model.check({"x": _positive((5, 2, 1)), "axes": np.array([-1, 1], np.int64)})
 
 
+def test_rank_from_the_users_of_an_undeclared_result() -> None:
+    """keepdims=0 over axes of run-time length, as an expanded ReduceL2 writes it: the
+    result's rank comes from the ranked output its elementwise users declare, and the
+    run checks the axes drop that many dims."""
+    nodes = [
+        helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
+        helper.make_node("Cast", ["s"], ["c"], to=F),
+        helper.make_node("Sqrt", ["c"], ["y"], name="sqrt"),
+    ]
+    inputs = [_symbolic("x", F, 3), _symbolic("axes", I64, 1)]
+    outputs = [_symbolic("y", F, 2)]  # `s` and `c` have no declared type
+    model = _Compiled(_model(nodes, inputs, outputs))
+    model.check({"x": _positive((2, 3, 4)), "axes": np.array([1], np.int64)})
+    model.check({"x": _positive((5, 2, 1)), "axes": np.array([-1], np.int64)})
+    model.fails(
+        {"x": _positive((2, 3, 4)), "axes": np.array([0, 1], np.int64)},
+        "must name exactly 1 distinct",
+    )
+
+
 def test_bad_axes_fail_the_run(kept: _Compiled, dropped_one: _Compiled) -> None:
     x = _positive((2, 3, 4))
     kept.fails(
