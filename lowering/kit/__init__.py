@@ -34,7 +34,8 @@ What the kit offers:
 * Constant operands (`folding`): `constant_array`, `constant_ints`, which fold
   small core computations on constants (up to `FOLD_LIMIT` elements).
 * Sizes only the run knows (`run_time_sizes`): `declared` (a value in the
-  model's declared type, its claimed static dims checked at run time), `iota`,
+  model's declared type, its claimed static dims checked at run time),
+  `one_value` (a one-element operand as a scalar, its count checked), `iota`,
   `size_like`, and `stacked` / `unstacked` (a `[P, ...]` view over run-time
   batch dims).
 * The handler table (`table`): `HandlerTable` with `lowers`, `add`, `remove`
@@ -47,7 +48,7 @@ Element types come from `rung.dialects.dtypes` (`f32`, `i64`, `numpy_dtype`,
 from .core_builder import CoreBuilder
 from .errors import LoweringError
 from .folding import FOLD_LIMIT, constant_array, constant_ints
-from .run_time_sizes import AnySize, declared, iota, size_like, stacked, unstacked
+from .run_time_sizes import AnySize, declared, iota, one_value, size_like, stacked, unstacked
 from .shapes import (
     DimOf,
     Size,
@@ -82,6 +83,7 @@ __all__ = [
     "is_static",
     "key_name",
     "normalize_axis",
+    "one_value",
     "ranked_shape",
     "shape_of_type",
     "size_like",

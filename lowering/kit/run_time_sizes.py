@@ -53,6 +53,21 @@ def declared(b: CoreBuilder, v: SSAValue, target: Attribute, what: str) -> SSAVa
     return b.retype(v, target)
 
 
+def one_value(b: CoreBuilder, v: SSAValue, what: str) -> SSAValue:
+    """A tensor that must hold one value (Pad's value, OneHot's depth, a score
+    threshold), as a rank-0 tensor: refused now when its static shape holds another
+    count, checked by the run when its shape is dynamic."""
+    shape = ranked_shape(v)
+    if all(d >= 0 for d in shape):
+        if int(np.prod(shape, dtype=np.int64)) != 1:
+            raise LoweringError(f"{what} must hold one value, got {v.type}")
+    else:
+        count = b.reduce("prod", b.shape_of(v), [0])
+        one = b.compare("eq", count, b.constant(np.array(1, np.int64)))
+        v = b.check(v, one, f"{what} must hold one value")
+    return b.reshape(v, tensor(element_of(v.type), []))
+
+
 def _static(size: AnySize) -> int:
     return -1 if isinstance(size, SSAValue) else static_size(size)
 

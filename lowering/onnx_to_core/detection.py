@@ -26,6 +26,7 @@ from rung.lowering.kit import (
     LoweringError,
     element_of,
     int_attr,
+    one_value,
     ranked_shape,
     shape_of_type,
     tensor,
@@ -110,15 +111,7 @@ def _scalar(b: CoreBuilder, value: SSAValue | None, element: Attribute, what: st
         return b.scalar(0, element)
     if element_of(value.type) != element:
         raise LoweringError(f"{_NAME}: {what} must be a tensor of {element}, got {value.type}")
-    shape = ranked_shape(value)
-    if all(d >= 0 for d in shape):
-        if int(np.prod(shape)) != 1:
-            raise LoweringError(f"{_NAME}: {what} must hold one value, got {value.type}")
-    else:
-        count = b.reduce("prod", b.shape_of(value), [0])
-        one = b.compare("eq", count, b.constant(np.array(1, np.int64)))
-        value = b.check(value, one, f"{_NAME}: {what} must hold one value")
-    return b.reshape(value, tensor(element, []))
+    return one_value(b, value, f"{_NAME}: {what}")
 
 
 def _checked_iou(b: CoreBuilder, iou: SSAValue) -> SSAValue:

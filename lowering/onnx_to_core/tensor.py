@@ -32,6 +32,7 @@ from rung.lowering.kit import (
     int_attr,
     is_static,
     normalize_axis,
+    one_value,
     ranked_shape,
     shape_of_type,
     tensor,
@@ -972,7 +973,7 @@ def pad(b: CoreBuilder, op: onnx.PadOp) -> Results:
     x, pads_v, value_v, axes_v = op.data, op.pads, op.constant_value, op.axes
     rank = len(ranked_shape(x))
     element = element_of(x.type)
-    value = b.scalar(0, element) if value_v is None else _one_value(b, value_v, "Pad's value")
+    value = b.scalar(0, element) if value_v is None else one_value(b, value_v, "Pad's value")
     mode = str(op.attr("mode"))
     out = op.output.type
     pads = constant_ints(pads_v)
@@ -1215,20 +1216,6 @@ def _diagonal_offsets(b: CoreBuilder, x: SSAValue) -> SSAValue:
     return b.binary("sub", _iota_sized(b, sizes, 1), _iota_sized(b, sizes, 0))
 
 
-def _one_value(b: CoreBuilder, v: SSAValue, what: str) -> SSAValue:
-    """A tensor that must hold one value, as a rank-0 tensor; checked at run time when
-    its shape is dynamic."""
-    shape = ranked_shape(v)
-    if all(d >= 0 for d in shape):
-        if int(np.prod(shape)) != 1:
-            raise LoweringError(f"{what} must hold one value, got {v.type}")
-    else:
-        count = b.reduce("prod", b.shape_of(v), [0])
-        one = b.compare("eq", count, b.constant(np.array(1, np.int64)))
-        v = b.check(v, one, f"{what} must hold one value")
-    return _scalar_of(b, v)
-
-
 @lowers(onnx.TriluOp)
 def trilu(b: CoreBuilder, op: onnx.TriluOp) -> Results:
     """Keep x where `col - row >= k` (upper) or `<= k` (lower), else 0."""
@@ -1242,7 +1229,7 @@ def trilu(b: CoreBuilder, op: onnx.TriluOp) -> Results:
         if k_const is not None:
             k = b.splat(k_const[0], diff)
         else:
-            k_scalar = _one_value(b, b.cast(k_v, i64), "Trilu's k")
+            k_scalar = one_value(b, b.cast(k_v, i64), "Trilu's k")
             k = b.broadcast_to(k_scalar, diff.type, diff)
     keep = b.compare("ge" if op.attr("upper") else "le", diff, k)
     if len(shape) > 2:
@@ -1295,7 +1282,7 @@ def _runtime_one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> SSAValue:
             raise LoweringError(f"OneHot's depth must not be negative, got {depth}")
         depth_v = b.constant(np.array(depth, np.int64))
     else:
-        depth_v = _one_value(b, b.cast(op.depth, i64), "OneHot's depth")
+        depth_v = one_value(b, b.cast(op.depth, i64), "OneHot's depth")
         fits = b.compare("ge", depth_v, b.splat(0, depth_v))
         depth = depth_v = b.check(depth_v, fits, "OneHot's depth must not be negative")
     out_static = [*shape[:axis], depth if isinstance(depth, int) else -1, *shape[axis:]]
