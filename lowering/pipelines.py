@@ -15,31 +15,12 @@ module, with `register_pass` / `register_pipeline`. Passes are registered as
 
         return OnnxToCorePass
 
-    def _hoist_loop_invariants() -> type[ModulePass]:
-    from rung.lowering.core_opt import HoistLoopInvariantsPass
-
-    return HoistLoopInvariantsPass
-
-
-def _core_to_kernel() -> type[ModulePass]:
-    from rung.lowering.core_to_kernel import CoreToKernelPass
-
-    return CoreToKernelPass
-
-
-def _kernel_opt(module: str, cls: str) -> PassFactory:
-    def factory() -> type[ModulePass]:
-        import importlib
-
-        return getattr(importlib.import_module(f"rung.lowering.kernel_opt.{module}"), cls)
-
-    return factory
-
-
-register_pass("convert-onnx-to-core", _onnx_to_core)
-register_pass("convert-core-to-kernel", _core_to_kernel)
-    register_pipeline("lower-to-core", "convert-onnx-to-core,canonicalize,cse",
+    register_pass("convert-onnx-to-core", _onnx_to_core, "lower onnx to core")
+    register_pipeline("lower-to-core", "convert-onnx-to-core,core-fold-constants,cse,dce",
                       "lower the onnx dialect to the core dialect")
+
+A pass's help line (the third argument) is what `opt --list-passes` shows;
+without one, the first line of the pass class's docstring is shown.
 
 `default_registry()` gives a fresh `Registry` holding xDSL's passes
 (`canonicalize`, `cse`, `dce`, …) and rung's. Each `opt` run takes its own
@@ -92,6 +73,7 @@ class Registry:
     def __init__(self) -> None:
         self.passes: dict[str, PassFactory] = {}
         self.pass_origins: dict[str, str] = {}
+        self.pass_help: dict[str, str] = {}
         self.pipelines: dict[str, Pipeline] = {}
         self._pass_classes: dict[str, type[ModulePass]] = {}
 
@@ -100,17 +82,23 @@ class Registry:
         other = Registry()
         other.passes = dict(self.passes)
         other.pass_origins = dict(self.pass_origins)
+        other.pass_help = dict(self.pass_help)
         other.pipelines = dict(self.pipelines)
         other._pass_classes = dict(self._pass_classes)
         return other
 
     # ---- registering -------------------------------------------------------
 
-    def register_pass(self, name: str, factory: PassFactory, *, origin: str = "rung") -> None:
-        """Register a pass under `name`, loaded lazily through `factory`."""
+    def register_pass(
+        self, name: str, factory: PassFactory, *, origin: str = "rung", help: str = ""
+    ) -> None:
+        """Register a pass under `name`, loaded lazily through `factory`; `help` is its
+        line in `opt --list-passes` (else the first line of its class's docstring)."""
         self._check_free(name, origin, kind="pass")
         self.passes[name] = factory
         self.pass_origins[name] = origin
+        if help:
+            self.pass_help[name] = help
 
     def add_pass(self, pass_class: type[ModulePass], *, origin: str = "rung") -> None:
         """Register a `ModulePass` subclass under its `name`."""
@@ -232,12 +220,24 @@ class Registry:
         return message
 
     def describe(self) -> Iterable[tuple[str, str, str]]:
-        """(kind, name, help) for every pipeline, then every pass, sorted by name."""
+        """(kind, name, help) for every pipeline, then every pass, sorted by name; a
+        pass's help ends with who registered it."""
         for name in sorted(self.pipelines):
             pipeline = self.pipelines[name]
             yield "pipeline", name, f"{pipeline.help} [{pipeline.text}]".strip()
         for name in sorted(self.passes):
-            yield "pass", name, self.pass_origins.get(name, "")
+            text = self.pass_help.get(name) or self._doc_line(name) or "(no description)"
+            yield "pass", name, f"{text} ({self.pass_origins.get(name, 'rung')})"
+
+    def _doc_line(self, name: str) -> str:
+        """The first line of the pass class's own docstring ("" if it has none, or if
+        the class cannot be loaded: listing must not fail on one broken plugin)."""
+        try:
+            cls = self.passes[name]()
+        except Exception:
+            return ""
+        doc = cls.__dict__.get("__doc__") or ""
+        return doc.strip().split("\n", 1)[0].strip().rstrip(".")
 
 
 def _parse_text(text: str, what: str) -> list[ArgSpec]:
@@ -268,9 +268,9 @@ def _describe(value: object) -> str:
 _RUNG = Registry()
 
 
-def register_pass(name: str, factory: PassFactory) -> None:
+def register_pass(name: str, factory: PassFactory, help: str = "") -> None:
     """Make a rung pass part of every registry (used by rung's lowering packages)."""
-    _RUNG.register_pass(name, factory)
+    _RUNG.register_pass(name, factory, help=help)
 
 
 def register_pipeline(name: str, text: str, help: str) -> None:
@@ -285,12 +285,20 @@ def default_registry(*, include_xdsl: bool = True) -> Registry:
         from xdsl.transforms import get_all_passes
 
         for name, factory in get_all_passes().items():
-            registry.register_pass(name, factory, origin="xDSL")
+            registry.register_pass(name, factory, origin="xDSL", help=_XDSL_PASS_HELP.get(name, ""))
     for name, factory in _RUNG.passes.items():
-        registry.register_pass(name, factory, origin=_RUNG.pass_origins[name])
+        help = _RUNG.pass_help.get(name, "")
+        registry.register_pass(name, factory, origin=_RUNG.pass_origins[name], help=help)
     for pipeline in _RUNG.pipelines.values():
         registry.add_pipeline(pipeline.name, pipeline.text, pipeline.help, origin=pipeline.origin)
     return registry
+
+
+_XDSL_PASS_HELP = {
+    "cse": "merge operations that compute the same value (common subexpressions)",
+    "dce": "remove operations whose results are unused and that have no side effects",
+}
+"""Lines for the xDSL passes rung's pipelines run whose classes carry no docstring."""
 
 
 def _onnx_to_core() -> type[ModulePass]:
@@ -326,21 +334,51 @@ def _kernel_opt(module: str, cls: str) -> PassFactory:
     return factory
 
 
-register_pass("convert-onnx-to-core", _onnx_to_core)
-register_pass("convert-core-to-kernel", _core_to_kernel)
-register_pass("core-fold-constants", _fold_constants)
-register_pass("core-hoist-loop-invariants", _hoist_loop_invariants)
+register_pass("convert-onnx-to-core", _onnx_to_core, "lower the onnx dialect to the core dialect")
+register_pass(
+    "convert-core-to-kernel",
+    _core_to_kernel,
+    "lower core tensors to kernel buffers and loop nests",
+)
+register_pass(
+    "core-fold-constants", _fold_constants, "evaluate core ops whose operands are constants"
+)
+register_pass(
+    "core-hoist-loop-invariants",
+    _hoist_loop_invariants,
+    "move the shape arithmetic a core.loop repeats before the loop",
+)
 register_pipeline(
     "lower-to-core",
     "convert-onnx-to-core,core-fold-constants,core-hoist-loop-invariants,cse,dce",
     "lower the onnx dialect to the core dialect, folding constants",
 )
-register_pass("kernel-drop-dead-buffers", _kernel_opt("dead_buffers", "DropDeadBuffersPass"))
-register_pass("kernel-fuse-elementwise", _kernel_opt("fuse", "FuseElementwisePass"))
-register_pass("kernel-interchange", _kernel_opt("interchange", "InterchangePass"))
-register_pass("kernel-tile", _kernel_opt("tile", "TilePass"))
-register_pass("kernel-parallelize", _kernel_opt("parallelize", "ParallelizePass"))
-register_pass("kernel-plan-memory", _kernel_opt("memory_plan", "PlanMemoryPass"))
+register_pass(
+    "kernel-drop-dead-buffers",
+    _kernel_opt("dead_buffers", "DropDeadBuffersPass"),
+    "remove buffers that are written but never read, and the loops that fill them",
+)
+register_pass(
+    "kernel-fuse-elementwise",
+    _kernel_opt("fuse", "FuseElementwisePass"),
+    "fuse elementwise producer loops into their consumers",
+)
+register_pass(
+    "kernel-interchange",
+    _kernel_opt("interchange", "InterchangePass"),
+    "reorder loop nests for unit-stride access",
+)
+register_pass("kernel-tile", _kernel_opt("tile", "TilePass"), "tile loop nests for cache locality")
+register_pass(
+    "kernel-parallelize",
+    _kernel_opt("parallelize", "ParallelizePass"),
+    "mark outer loops to run in parallel (OpenMP)",
+)
+register_pass(
+    "kernel-plan-memory",
+    _kernel_opt("memory_plan", "PlanMemoryPass"),
+    "place static buffers in one arena, sharing storage between disjoint lifetimes",
+)
 register_pipeline(
     "optimize-kernel",
     "kernel-fuse-elementwise,kernel-drop-dead-buffers,cse,dce,"

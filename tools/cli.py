@@ -33,7 +33,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     module = import_model(args.model)
     text = print_module(module, generic=args.print_op_generic)
-    write_output(args.output, text, inputs=(args.model,))
+    write_output(args.output, text, inputs=(args.model,), force=args.force)
     return EXIT_OK
 
 
@@ -92,10 +92,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     outputs = session.run(None, feed)
     names = [o.name for o in session.get_outputs()]
     if args.output is not None:
-        _save_npz(args.output, names, outputs)
+        _save_npz(args.output, names, outputs, args.force)
         print(f"wrote {len(outputs)} output(s) to {args.output}")
     elif args.output_dir is not None:
-        written = _save_dir(args.output_dir, names, outputs)
+        written = _save_dir(args.output_dir, names, outputs, args.force)
         print(f"wrote {len(written)} file(s) to {args.output_dir}")
     else:
         sys.stdout.write(_format_outputs(session.get_outputs(), outputs))
@@ -170,14 +170,14 @@ def _arrays_to_save(names: Sequence[str], values: Sequence[object]) -> list[tupl
     return out
 
 
-def _save_npz(path: str, names: Sequence[str], values: Sequence[object]) -> None:
+def _save_npz(path: str, names: Sequence[str], values: Sequence[object], force: bool) -> None:
     import numpy as np
 
     arrays = dict(_arrays_to_save(names, values))
-    write_atomically(path, lambda f: np.savez(f, **arrays))  # type: ignore[arg-type]
+    write_atomically(path, lambda f: np.savez(f, **arrays), force=force)  # type: ignore[arg-type]
 
 
-def _save_dir(path: str, names: Sequence[str], values: Sequence[object]) -> list[str]:
+def _save_dir(path: str, names: Sequence[str], values: Sequence[object], force: bool) -> list[str]:
     from pathlib import Path
 
     import numpy as np
@@ -188,10 +188,13 @@ def _save_dir(path: str, names: Sequence[str], values: Sequence[object]) -> list
         raise RungError(f"--output-dir '{path}' exists and is not a folder")
     if not folder.parent.is_dir():
         raise RungError(f"cannot create '{path}': folder '{folder.parent}' does not exist")
+    targets = [str(folder / f"{stem}.npy") for stem, _ in arrays]
+    clash = next((t for t in targets if Path(t).exists()), None)
+    if clash is not None and not force:
+        raise RungError(f"'{clash}' exists; pass --force to overwrite it")
     folder.mkdir(exist_ok=True)
     written = []
-    for stem, array in arrays:
-        target = str(folder / f"{stem}.npy")
+    for target, (_, array) in zip(targets, arrays, strict=True):
         write_atomically(target, lambda f, a=array: np.save(f, a, allow_pickle=False))
         written.append(target)
     return written
@@ -336,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("model", help="the model: a binary .onnx file or textual .onnxtxt")
     p.add_argument("-o", "--output", help="output file (default: standard output)")
+    p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
     p.add_argument(
         "--print-op-generic", action="store_true", help="print ops in MLIR's generic syntax"
     )
@@ -379,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     out = p.add_mutually_exclusive_group()
     out.add_argument("-o", "--output", metavar="FILE.npz", help="save the outputs in one .npz")
     out.add_argument("--output-dir", metavar="DIR", help="save each output as DIR/<name>.npy")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite existing output files (-o, --output-dir)"
+    )
     p.add_argument(
         "--load-level",
         action="append",

@@ -61,14 +61,19 @@ def _umask() -> int:
 
 
 def write_atomically(
-    path: str, write: Callable[[BinaryIO], None], *, inputs: tuple[str, ...] = ()
+    path: str,
+    write: Callable[[BinaryIO], None],
+    *,
+    inputs: tuple[str, ...] = (),
+    force: bool = True,
 ) -> None:
     """Create or replace the file `path` with what `write` writes, all at once or not at all.
 
     The data goes to a temporary file in the same folder, which then replaces
     the target, so an interrupted or failed write never leaves a partial file.
     The result gets the usual permissions (0666 less the umask). Writing over
-    one of the command's own input files is refused.
+    one of the command's own input files is refused, and so is writing over any
+    existing file unless `force` (a command's `--force`).
     """
     target = Path(path)
     for source in inputs:
@@ -77,6 +82,8 @@ def write_atomically(
                 raise RungError(f"refusing to write output over the input file '{path}'")
     if target.is_dir():
         raise RungError(f"'{path}' is a directory; give a file name for the output")
+    if not force and target.exists():
+        raise RungError(f"'{path}' exists; pass --force to overwrite it")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise RungError(f"cannot write '{path}': folder '{folder}' does not exist")
@@ -92,11 +99,13 @@ def write_atomically(
         raise
 
 
-def write_output(path: str | None, text: str, *, inputs: tuple[str, ...] = ()) -> None:
+def write_output(
+    path: str | None, text: str, *, inputs: tuple[str, ...] = (), force: bool = True
+) -> None:
     """Write `text` to `path` atomically (see `write_atomically`); stdout for None or '-'."""
     if path is None or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     data = text.encode("utf-8")
-    write_atomically(path, lambda f: f.write(data), inputs=inputs)
+    write_atomically(path, lambda f: f.write(data), inputs=inputs, force=force)

@@ -38,7 +38,7 @@ import io
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
@@ -76,6 +76,12 @@ ONNX_FORMATS = ("onnx", "onnxtxt", "onnxtext")
 """Input formats imported through the ONNX importer rather than parsed as MLIR."""
 
 SPLIT_MARKER = b"// -----"
+
+
+XDSL_TARGETS = ("mlir", "riscv-asm", "x86-asm", "arm-asm", "llvm")
+"""xDSL's targets that opt offers: those that print their dialects. (`wat` and `wgsl`
+print nothing for any input opt reads, `mps` is not implemented, and `csl` needs
+modules no rung pipeline makes.)"""
 
 
 def _c_target() -> type:
@@ -197,16 +203,21 @@ class RungOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
-        """xDSL's own targets (`mlir`, `riscv-asm`, …), without scanning for xDSL plugins."""
+        """`c`, and the xDSL targets that work (`XDSL_TARGETS`), without scanning for
+        xDSL plugins."""
         from xdsl.targets import get_all_targets
 
-        self.available_targets.update(get_all_targets())
+        offered = get_all_targets()
+        self.available_targets.update({t: offered[t] for t in XDSL_TARGETS if t in offered})
         self.available_targets["c"] = _c_target
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """xdsl-opt's flags, plus `--output`, plugin flags and one flag per pipeline."""
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument("--output", dest="output_file", help="same as -o/--output-file")
+        arg_parser.add_argument(
+            "--force", action="store_true", help="overwrite the output file if it exists"
+        )
         arg_parser.add_argument(
             "--load-plugin",
             action="append",
@@ -434,8 +445,13 @@ class RungOptMain(xDSLOptMain):
         )
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
-        if parse_spec(self.args.target).name != "mlir":
+        target = parse_spec(self.args.target).name
+        if target == "c":
             return super().output_resulting_program(prog)
+        if target != "mlir":
+            _check_target_dialect(target, prog)
+            emit = super().output_resulting_program
+            return _xdsl_target_output(target, lambda: emit(prog))
         return self.print_module(prog)
 
     # ---- the run -----------------------------------------------------------
@@ -484,7 +500,9 @@ class RungOptMain(xDSLOptMain):
         if self.args.shrink:
             print("Failure, can't shrink")
             raise SystemExit(EXIT_ERROR)
-        write_output(self.args.output_file, "".join(pieces), inputs=self._inputs())
+        write_output(
+            self.args.output_file, "".join(pieces), inputs=self._inputs(), force=self.args.force
+        )
 
     def _inputs(self) -> tuple[str, ...]:
         path = self.args.input_file
@@ -509,6 +527,50 @@ class RungOptMain(xDSLOptMain):
                 if row_kind == kind:
                     out.write(f"  {name.ljust(width)}  {text}".rstrip() + "\n")
         return out.getvalue()
+
+
+_TARGET_DIALECTS = {
+    "riscv-asm": ("riscv", "rv32", "rv64", "snitch"),
+    "x86-asm": ("x86",),
+    "arm-asm": ("arm",),
+    "llvm": ("llvm",),
+}
+"""The dialects (name prefixes) whose ops each xDSL target prints."""
+
+
+def _check_target_dialect(target: str, module: ModuleOp) -> None:
+    """Refuse, naming the first foreign op, a module the target cannot print."""
+    prefixes = _TARGET_DIALECTS.get(target)
+    if prefixes is None:
+        return
+    for op in module.walk():
+        if op is not module and not op.name.split(".", 1)[0].startswith(prefixes):
+            raise RungError(
+                f"target '{target}' prints {prefixes[0]} ops only; the module holds "
+                f"'{op.name}' (lower it to the {prefixes[0]} dialect first, or use -t mlir "
+                "or -t c)"
+            )
+
+
+def _xdsl_target_output(target: str, emit: Callable[[], str]) -> str:
+    """An xDSL target's output, with what it raises on a module it cannot print (or on
+    a missing optional package) turned into one line."""
+    try:
+        return emit()
+    except ModuleNotFoundError as err:
+        package = (err.name or "?").split(".", 1)[0]
+        raise RungError(
+            f"target '{target}' needs the Python package '{package}', which is not "
+            f"installed (pip install {package})"
+        ) from None
+    except RungError:
+        raise
+    except Exception as err:
+        detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise RungError(
+            f"target '{target}' cannot print this module (it prints its own dialect's "
+            f"ops): {detail}"
+        ) from None
 
 
 def _decode(data: bytes, name: str) -> str:

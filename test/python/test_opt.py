@@ -517,3 +517,70 @@ def test_startup_does_not_import_onnx(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
+
+
+def test_list_passes_describes_every_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each pass has a line saying what it does and who registered it: its help, else its
+    class's docstring; rung's own passes and the xDSL passes rung's pipelines run all
+    have a real description."""
+    assert main(["--list-passes", "--no-plugins"]) == 0
+    out = capsys.readouterr().out
+    passes = out.split("Passes:\n", 1)[1].splitlines()
+    described = {line.split()[0]: line.split(None, 1)[1] for line in passes if line.strip()}
+    for name, text in described.items():
+        assert text.endswith(")"), f"{name}: {text}"
+    for name in ("convert-onnx-to-core", "core-hoist-loop-invariants", "kernel-plan-memory"):
+        assert described[name].endswith("(rung)") and "no description" not in described[name]
+    for name in ("cse", "dce", "canonicalize"):
+        assert described[name].endswith("(xDSL)") and "no description" not in described[name]
+
+
+RISCV_MODULE = """\
+riscv_func.func @main() {
+  %0 = rv32.li 1 : !riscv.reg<a0>
+  riscv_func.return
+}
+"""
+
+
+def test_only_working_targets_are_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`wat` and `wgsl` printed nothing and exited 0, `mps` raised: they are not offered."""
+    source = str(write(tmp_path / "a.mlir", ADD_MODULE))
+    for target in ("wat", "wgsl", "mps"):
+        code, _, err = run([source, "-t", target], capsys)
+        assert code == 1 and f"invalid choice: '{target}'" in err
+        assert "(choose from mlir, riscv-asm, x86-asm, arm-asm, llvm, c)" in err
+
+
+def test_assembly_target_prints_its_dialect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run([str(write(tmp_path / "rv.mlir", RISCV_MODULE)), "-t", "riscv-asm"], capsys)
+    assert code == 0 and "li a0, 1" in out
+
+
+@pytest.mark.parametrize("target", ["riscv-asm", "x86-asm", "arm-asm", "llvm"])
+def test_target_of_another_dialect_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """It used to end in a traceback (an op repr as the message)."""
+    code, out, err = run([str(write(tmp_path / "a.mlir", ADD_MODULE)), "-t", target], capsys)
+    assert code == 1 and out == ""
+    assert f"opt: error: target '{target}' prints" in err and "'func.func'" in err
+    assert "Traceback" not in err
+
+
+def test_missing_optional_package_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-t llvm` needs llvmlite: without it, one line that says so, not a traceback."""
+    monkeypatch.setitem(sys.modules, "llvmlite", None)
+    source = write(tmp_path / "f.mlir", "llvm.func @f() {\n  llvm.return\n}\n")
+    code, _, err = run([str(source), "-t", "llvm"], capsys)
+    assert code == 1
+    assert err.strip() == (
+        "opt: error: target 'llvm' needs the Python package 'llvmlite', which is not "
+        "installed (pip install llvmlite)"
+    )

@@ -27,4 +27,4 @@ func.func @f(%i: i32) -> i32 {
 // LIST:      Pipelines:
 // LIST:        toy-cleanup {{.*}}turn additions into subtractions, then fold [toy-addi-to-subi,canonicalize]
 // LIST:      Passes:
-// LIST:        toy-addi-to-subi {{.*}}plugin
+// LIST:        toy-addi-to-subi {{ +}}A pass made of one pattern (plugin '{{.*}}toy_plugin.py')
