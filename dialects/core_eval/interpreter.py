@@ -18,13 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp, TensorType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp, NameLoc, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import numpy_dtype
-from rung.errors import RungError, UnsupportedOpError
+from rung.errors import EvaluationError, RungError, UnsupportedOpError
 
 Value = Any
 """An array, a list of arrays (`core.list`), or an array or None (`core.optional`)."""
@@ -102,7 +102,17 @@ class CoreInterpreter:
         handler = HANDLERS.get(type(op))
         if handler is None:
             raise UnsupportedOpError(f"the core interpreter cannot run '{op.name}'")
-        return handler(Scope(self, env), op, [env[v] for v in op.operands])
+        try:
+            return handler(Scope(self, env), op, [env[v] for v in op.operands])
+        except (ValueError, IndexError, MemoryError, OverflowError) as err:
+            # numpy's refusals of run-time values the IR did not check (a size too large
+            # to allocate, say): the run fails, naming the node, as the kernel level does.
+            if isinstance(err, RungError):
+                raise
+            loc = op.location
+            node = f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
+            detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise EvaluationError(f"{node}: '{op.name}' failed: {detail}") from None
 
 
 # ---- helpers the handlers share -------------------------------------------------------

@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from rung.dialects import core
+from rung.dialects import core, kernel
 
 from .builder import KernelBuilder, KernelLoweringError
 from .elements import kernel_type_of
@@ -69,6 +69,7 @@ def lower_ops(b: KernelBuilder, ops: Sequence[Operation], module: ModuleOp) -> N
     for op in ops:
         handler = lowering_for(op)
         assert handler is not None  # `_problems` has checked every op
+        last = b.block.last_op
         try:
             results = handler(b, op)
         except KernelLoweringError as err:
@@ -84,6 +85,17 @@ def lower_ops(b: KernelBuilder, ops: Sequence[Operation], module: ModuleOp) -> N
             if buf.name_hint is None and result.name_hint is not None:
                 buf.name_hint = result.name_hint  # the C and the IR keep the model's names
         b.buffers.update(zip(op.results, results, strict=True))
+        _locate_allocations(b.block, last, op)
+
+
+def _locate_allocations(block: Block, last: Operation | None, op: Operation) -> None:
+    """Give the run-time-sized allocations made for `op` its location, so that a size
+    the run cannot allocate is reported with the node's name."""
+    new = block.first_op if last is None else last.next_op
+    while new is not None:
+        if isinstance(new, kernel.AllocOp) and new.dynamic_sizes:
+            new.location = op.location
+        new = new.next_op
 
 
 def lower_region_block(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from xdsl.dialects.builtin import NameLoc
+
 from rung.dialects import kernel
 from rung.dialects.constants import constant_value
 
@@ -24,6 +26,14 @@ ALIGN = 64
 """The alignment of each weight in the side file."""
 
 
+def _size_message(op: kernel.AllocOp) -> str:
+    """The error of a run whose buffer size cannot be met, naming the op's node."""
+    loc = op.location
+    node = f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
+    text = f"{node}: a buffer's run-time size is negative or too large to allocate"
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 @emits(kernel.AllocOp)
 def alloc(e: Emitter, op: kernel.AllocOp) -> None:
     t = op.result.type
@@ -32,11 +42,25 @@ def alloc(e: Emitter, op: kernel.AllocOp) -> None:
     if op.offset is not None:
         e.emit(f"{ctype} *const {ptr} = ({ctype} *)(arena + {op.offset.value.data});")
         return
-    count = e.buffers[op.result].count()
+    dims = e.buffers[op.result].dims
+    if not op.dynamic_sizes:
+        e.emit(
+            f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, "
+            f"(size_t)({e.buffers[op.result].count()}) * sizeof({ctype}));"
+        )
+        e.emit(f'if (!{ptr}) RUNG_FAIL("out of memory");')
+        return
+    # Run-time sizes: a negative or overflowing one fails the run before any allocation.
+    bytes_ = f"{ptr}_bytes"
+    e.used.add(bytes_)
+    e.emit(f"size_t {bytes_} = 0;")
+    listed = ", ".join(dims)
     e.emit(
-        f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, "
-        f"(size_t)({count}) * sizeof({ctype}));"
+        f"if (!rung_buffer_bytes(&{bytes_}, sizeof({ctype}), {len(dims)}, "
+        f"(const int64_t[]){{{listed}}}))"
     )
+    e.emit(f'  RUNG_FAIL("{_size_message(op)}");')
+    e.emit(f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, {bytes_});")
     e.emit(f'if (!{ptr}) RUNG_FAIL("out of memory");')
 
 

@@ -413,8 +413,8 @@ class _Layout:
 
         def read_after(v: SSAValue) -> bool:
             for use in v.uses:
-                i = self.top[use.operation]
-                if i in inside:
+                i = self.top.get(use.operation)
+                if i is None or i in inside:  # None: an op no longer in the function
                     continue
                 op = self.pieces[i].op
                 assert op is not None

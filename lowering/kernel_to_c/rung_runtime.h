@@ -220,6 +220,19 @@ typedef struct rung_heap {
   size_t count, capacity;
 } rung_heap;
 
+/* The bytes of a buffer of `rank` run-time dims of `elem` bytes each, in *bytes; false
+ * when a dim is negative or the size overflows (no allocation could meet it), so that
+ * an absurd size fails the run instead of wrapping around to a small buffer. */
+static inline RUNG_UNUSED bool rung_buffer_bytes(size_t *bytes, size_t elem, int rank,
+                                                 const int64_t *dims) {
+  size_t total = elem;
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] < 0 || __builtin_mul_overflow(total, (size_t)dims[i], &total)) return false;
+  }
+  *bytes = total;
+  return true;
+}
+
 static RUNG_UNUSED void *rung_heap_alloc(rung_heap *heap, size_t bytes) {
   size_t size = (bytes + 63) / 64 * 64;
   void *p = aligned_alloc(64, size ? size : 64);

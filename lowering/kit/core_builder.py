@@ -397,15 +397,29 @@ class CoreBuilder:
         )
         return self.insert(new).results[0]
 
-    def wrap_indices(self, idx: SSAValue, dims: SSAValue | Size) -> SSAValue:
+    def wrap_indices(
+        self, idx: SSAValue, dims: SSAValue | Size, what: str | None = None
+    ) -> SSAValue:
         """`select(idx < 0, idx + dim, idx)`: core's gathers want non-negative indices.
 
         `dims` is one dim size (a number, or a `DimOf` read at run time), or a
         tensor of sizes already shaped like `idx`. Constant indices are wrapped
         at compile time, and need nothing at all when none is negative.
+
+        With `what` (the op, for messages), indices must lie in [-dim, dim): a
+        constant one outside is refused now, and the run checks the others
+        before any is used, so that a bad index fails the run instead of reading
+        or writing outside a buffer.
         """
         data = constant_array(idx)
-        if data is not None and not (data < 0).any():
+        if what is not None and data is not None and isinstance(dims, int):
+            bad = data[(data < -dims) | (data >= dims)]
+            if bad.size:
+                raise LoweringError(
+                    f"{what}: index {int(bad.flat[0])} is out of range for a dim of {dims}"
+                )
+            what = None  # all checked now
+        if what is None and data is not None and not (data < 0).any():
             return idx
         if isinstance(dims, int):
             if data is not None:
@@ -415,8 +429,15 @@ class CoreBuilder:
             dim_v = self.sizes_like([dims], idx)
         else:
             dim_v = dims
-        negative = self.compare("lt", idx, self.splat(0, idx))
-        return self.select(negative, self.binary("add", idx, dim_v), idx)
+        zero = self.splat(0, idx)
+        negative = self.compare("lt", idx, zero)
+        wrapped = self.select(negative, self.binary("add", idx, dim_v), idx)
+        if what is None:
+            return wrapped
+        fits = self.binary(
+            "and", self.compare("ge", wrapped, zero), self.compare("lt", wrapped, dim_v)
+        )
+        return self.check(wrapped, fits, f"{what}: an index is out of range of the dim it indexes")
 
     def sizes_like(self, sizes: Sequence[Size], idx: SSAValue) -> SSAValue:
         """`sizes` (read at run time where dynamic) in `idx`'s element type, broadcast

@@ -28,6 +28,7 @@ from rung.lowering.kit import (
     Size,
     constant_array,
     constant_ints,
+    declared,
     element_of,
     int_attr,
     is_static,
@@ -76,9 +77,12 @@ def _scalar_of(b: CoreBuilder, v: SSAValue) -> SSAValue:
 @lowers(onnx.ReshapeOp)
 def reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> Results:
     x, out = op.data, op.reshaped.type
-    if is_static(out):
-        return [b.reshape(x, out)]
     target = constant_ints(op.shape)
+    if is_static(out):
+        if target is not None or is_static(op.shape.type) and not ranked_shape(op.shape)[0]:
+            return [b.reshape(x, out)]
+        # The declared shape is a claim about a shape the run computes: it is checked.
+        return [declared(b, _runtime_reshape(b, op, free=True), out, "Reshape")]
     in_shape = ranked_shape(x)
     if target is None or any(d < 0 for d in in_shape):
         return [_runtime_reshape(b, op)]
@@ -91,18 +95,21 @@ def reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> Results:
     return [_reshape_to_result(b, x, out, target)]
 
 
-def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> SSAValue:
+def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp, free: bool = False) -> SSAValue:
     """Reshape to a shape known only at run time, with ONNX's 0 and -1 rules.
 
     0 copies the input's dim (unless allowzero), and -1 takes what is left:
-    both are computed with core ops on the shape tensors.
+    both are computed with core ops on the shape tensors. The run checks that
+    the shape has at most one -1 and no other negative size, and that it holds
+    as many elements as the input. With `free`, every result dim is `?` (the
+    caller checks the declared ones).
     """
     x, shape_v, out = op.data, op.shape, op.reshaped.type
     # The shape operand is 1-D: its length is the result rank, else the declared rank
     # says it (and the run checks the operand's length).
     rank_out = _result_rank(shape_v, out, "Reshape")
     shape_v = _vector_of(b, shape_v, rank_out, "Reshape's shape")
-    if shape_of_type(out) is None:
+    if shape_of_type(out) is None or free:
         out = tensor(element_of(x.type), [-1] * rank_out)
     rank_in = len(ranked_shape(x))
     in_shape = b.shape_of(x)
@@ -133,8 +140,32 @@ def _runtime_reshape(b: CoreBuilder, op: onnx.ReshapeOp) -> SSAValue:
     known = b.binary("max", known, b.splat(1, known))
     rest = b.broadcast_to(b.binary("div", total, known), tensor(i64, [rank_out]))
     target = b.select(is_free, rest, target)
+    target = _checked_sizes(b, target, shape_v, is_free, total)
     new = core.ReshapeOp.create(operands=[x, target], result_types=[out])
     return b.insert(new).results[0]
+
+
+def _checked_sizes(
+    b: CoreBuilder, target: SSAValue, asked: SSAValue, is_free: SSAValue, total: SSAValue
+) -> SSAValue:
+    """`target`, once the run has checked the shape asked for: one -1 at most, no other
+    negative size, and as many elements as the input (else the result would be read
+    past the input's buffer, or from part of it)."""
+    message = "Reshape: the shape may hold one -1 and no other negative size"
+    constant = constant_array(asked)
+    if constant is not None:
+        if (constant < -1).any() or (constant == -1).sum() > 1:
+            raise LoweringError(f"{message}, got {constant.tolist()}")
+    else:
+        frees = b.reduce("sum", b.cast(is_free, i64), [0])
+        valid = b.binary(
+            "and",
+            b.compare("ge", asked, b.splat(-1, asked)),
+            b.broadcast_to(b.compare("le", frees, b.scalar(1, i64)), is_free.type),
+        )
+        target = b.check(target, valid, message)
+    same = b.compare("eq", b.reduce("prod", target, [0]), total)
+    return b.check(target, same, "Reshape: the shape does not hold as many elements as the input")
 
 
 def _result_rank(shape_v: SSAValue, out: Attribute, what: str) -> int:
@@ -707,30 +738,33 @@ _GATHERS: dict[type[OnnxOp], type[core.CoreOp]] = {
 
 @lowers(*_GATHERS)
 def gather(b: CoreBuilder, op: onnx.GatherOp | onnx.GatherElementsOp) -> Results:
-    """Gather and GatherElements: indices made non-negative, then the core op."""
+    """Gather and GatherElements: indices checked and made non-negative, then the core op."""
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    idx = b.wrap_indices(op.indices, b.dims(data)[axis])
+    idx = b.wrap_indices(op.indices, b.dims(data)[axis], op.name.removeprefix("onnx."))
     new = _GATHERS[type(op)].create(
         operands=[data, idx], result_types=[op.output.type], properties={"axis": int_attr(axis)}
     )
     return [b.insert(new).results[0]]
 
 
-def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[Size]) -> SSAValue:
-    """Normalize index tuples (the last dim of `idx`) against the dims they index,
-    numbers or `DimOf`s read at run time."""
+def _normalize_tuples(b: CoreBuilder, idx: SSAValue, dims: Sequence[Size], what: str) -> SSAValue:
+    """Index tuples (the last dim of `idx`) checked to lie in [-dim, dim) of the dims
+    they index (numbers or `DimOf`s read at run time), and made non-negative."""
     data = constant_array(idx)
-    if data is not None and not (data < 0).any():
-        return idx
     if all(isinstance(d, int) for d in dims):
         sizes = np.array(dims, dtype=numpy_dtype(element_of(idx.type)))
         if data is not None:
+            bad = (data < -sizes) | (data >= sizes)
+            if bad.any():
+                raise LoweringError(f"{what}: index {int(data[bad][0])} is out of range")
+            if not (data < 0).any():
+                return idx
             return b.constant(np.where(data < 0, data + sizes, data).astype(data.dtype))
         if is_static(idx.type):
-            return b.wrap_indices(idx, b.broadcast_to(b.constant(sizes), idx.type))
-    return b.wrap_indices(idx, b.sizes_like(dims, idx))
+            return b.wrap_indices(idx, b.broadcast_to(b.constant(sizes), idx.type), what)
+    return b.wrap_indices(idx, b.sizes_like(dims, idx), what)
 
 
 def _with_depth(b: CoreBuilder, idx: SSAValue, depth: int, most: int, what: str) -> SSAValue:
@@ -793,7 +827,7 @@ def gather_nd(b: CoreBuilder, op: onnx.GatherNDOp) -> Results:
         idx = _with_depth(b, idx, depth, rank_r - batch, "GatherND")
     message = "GatherND: the batch dims of data and indices differ"
     idx = _dims_agree(b, idx, b.dims(idx)[:batch], b.dims(data)[:batch], message)
-    idx = _normalize_tuples(b, idx, b.dims(data)[batch : batch + depth])
+    idx = _normalize_tuples(b, idx, b.dims(data)[batch : batch + depth], "GatherND")
     new = core.GatherNDOp.create(
         operands=[data, idx],
         result_types=[op.output.type],
@@ -811,7 +845,7 @@ def scatter_elements(b: CoreBuilder, op: onnx.ScatterElementsOp) -> Results:
     data = op.data
     shape = ranked_shape(data)
     axis = normalize_axis(int(op.attr("axis")), len(shape))  # type: ignore[arg-type]
-    idx = b.wrap_indices(op.indices, b.dims(data)[axis])
+    idx = b.wrap_indices(op.indices, b.dims(data)[axis], "ScatterElements")
     new = core.ScatterElementsOp.create(
         operands=[data, idx, op.updates],
         result_types=[op.output.type],
@@ -832,7 +866,7 @@ def scatter_nd(b: CoreBuilder, op: onnx.ScatterNDOp) -> Results:
     expected = [*b.dims(idx)[:-1], *b.dims(data)[depth:]]
     message = "ScatterND: the updates' shape is not indices.shape[:-1] + data.shape[k:]"
     updates = _dims_agree(b, updates, b.dims(updates), expected, message)
-    idx = _normalize_tuples(b, idx, b.dims(data)[:depth])
+    idx = _normalize_tuples(b, idx, b.dims(data)[:depth], "ScatterND")
     new = core.ScatterNDOp.create(
         operands=[data, idx, updates],
         result_types=[op.output.type],

@@ -10,7 +10,10 @@
 // CHECK:        float *const x = (float *)inputs[0].data;
 // CHECK-NEXT:   const int64_t x_d0 = inputs[0].shape[0];
 // CHECK:        const int64_t y_d0 = x_d0;
-// CHECK-NEXT:   float *const y = (float *)rung_heap_alloc(&heap, (size_t)(y_d0 * 8) * sizeof(float));
+// CHECK-NEXT:   size_t y_bytes = 0;
+// CHECK-NEXT:   if (!rung_buffer_bytes(&y_bytes, sizeof(float), 2, (const int64_t[]){y_d0, 8}))
+// CHECK-NEXT:     RUNG_FAIL("{{.*}}: a buffer's run-time size is negative or too large to allocate");
+// CHECK-NEXT:   float *const y = (float *)rung_heap_alloc(&heap, y_bytes);
 // CHECK:        #pragma omp parallel for schedule(static)
 // CHECK-NEXT:   for (int64_t i = 0; i < x_d0; i++) {
 // CHECK-NEXT:     float acc = 0.0f;

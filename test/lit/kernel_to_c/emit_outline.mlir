@@ -18,7 +18,10 @@
 // CHECK:         a[j] = acc;
 // CHECK-NEXT:    }
 // CHECK-NEXT:    const int64_t h_d0 = x_d0;
-// CHECK-NEXT:    float *const h = (float *)rung_heap_alloc(&heap, (size_t)(h_d0 * 8) * sizeof(float));
+// CHECK-NEXT:    size_t h_bytes = 0;
+// CHECK-NEXT:    if (!rung_buffer_bytes(&h_bytes, sizeof(float), 2, (const int64_t[]){h_d0, 8}))
+// CHECK-NEXT:      RUNG_FAIL("{{.*}}: a buffer's run-time size is negative or too large to allocate");
+// CHECK-NEXT:    float *const h = (float *)rung_heap_alloc(&heap, h_bytes);
 // CHECK-NEXT:    if (!h) RUNG_FAIL("out of memory");
 // CHECK-NEXT:    *h_out = h;
 // CHECK-NEXT:    *h_d0_out = h_d0;

@@ -9,9 +9,12 @@
 // CHECK:         %[[NEG:.*]] = core.compare lt(%c, %{{.*}}) : (tensor<i64>, tensor<i64>) -> tensor<i1>
 // CHECK:         %[[WRAP:.*]] = core.binary add(%c, %[[SIZE]])
 // CHECK:         %[[IDX:.*]] = core.select(%[[NEG]], %[[WRAP]], %c)
-// CHECK:         %last = core.gather(%x, %[[IDX]]) {axis = 1 : i64} : (tensor<?x?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
-// A constant index that is not negative needs nothing.
-// CHECK:         %first = core.gather(%x, %z) {axis = 1 : i64}
+// CHECK:         %[[SAFE:.*]] = core.check(%[[IDX]], %{{.*}}) {message = "Gather: an index is out of range of the dim it indexes"}
+// CHECK-NEXT:    %last = core.gather(%x, %[[SAFE]]) {axis = 1 : i64} : (tensor<?x?x4xf32>, tensor<i64>) -> tensor<?x4xf32>
+// A constant index that is not negative needs no wrapping, but the run-time dim
+// may still be too small for it: the run checks it.
+// CHECK:         %[[ZSAFE:.*]] = core.check(%{{.*}}, %{{.*}}) {message = "Gather: an index is out of range of the dim it indexes"}
+// CHECK-NEXT:    %first = core.gather(%x, %[[ZSAFE]]) {axis = 1 : i64}
 // CHECK-NOT:     onnx.
 func.func @gather_dynamic(%x: tensor<?x?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
   %c = onnx.Constant() {value = dense<-1> : tensor<i64>} : () -> tensor<i64>

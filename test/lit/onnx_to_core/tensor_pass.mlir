@@ -17,7 +17,8 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
 
 // A dynamic input: the target shape is computed at run time. A 0 copies the
 // input dim (select against shape_of(x)[0:2]); a -1 becomes
-// prod(shape_of(x)) / prod(the other entries).
+// prod(shape_of(x)) / prod(the other entries); the run checks the result holds as
+// many elements as x (a constant shape's -1s and negative sizes are checked now).
 // CHECK-LABEL: func.func @reshape_dynamic(
 // CHECK:         %s = core.constant() {value = dense<[0, -1]> : tensor<2xi64>}
 // CHECK-NEXT:    %[[IN:.*]] = core.shape_of(%x) : (tensor<?x3x4xf32>) -> tensor<3xi64>
@@ -36,7 +37,10 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
 // CHECK-NEXT:    %[[REST:.*]] = core.binary div(%[[TOTAL]], %[[DIVISOR]]) : (tensor<i64>, tensor<i64>) -> tensor<i64>
 // CHECK-NEXT:    %[[RESTB:.*]] = core.broadcast(%[[REST]]) {dims = array<i64>} : (tensor<i64>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[SHAPE:.*]] = core.select(%[[FREE]], %[[RESTB]], %[[T]])
-// CHECK-NEXT:    %y = core.reshape(%x, %[[SHAPE]]) : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x12xf32>
+// CHECK-NEXT:    %[[COUNT:.*]] = core.reduce prod(%[[SHAPE]]) {axes = array<i64: 0>} : (tensor<2xi64>) -> tensor<i64>
+// CHECK-NEXT:    %[[SAME:.*]] = core.compare eq(%[[COUNT]], %[[TOTAL]])
+// CHECK-NEXT:    %[[FITS:.*]] = core.check(%[[SHAPE]], %[[SAME]]) {message = "Reshape: the shape does not hold as many elements as the input"}
+// CHECK-NEXT:    %y = core.reshape(%x, %[[FITS]]) : (tensor<?x3x4xf32>, tensor<2xi64>) -> tensor<?x12xf32>
 // CHECK-NOT:     onnx.
 // CHECK-NEXT:    func.return %y
 func.func @reshape_dynamic(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
@@ -169,7 +173,8 @@ func.func @slice_dynamic_dim(%x: tensor<?x6xf32>) -> tensor<?x2xf32> {
 }
 
 // Gather: constant negative indices are normalized at compile time ([-1, 0] ->
-// [4, 0]); run-time ones with select(i < 0, i + dim, i).
+// [4, 0]); run-time ones with select(i < 0, i + dim, i), then checked to lie in
+// [0, dim) before the gather reads with them.
 // CHECK-LABEL: func.func @gather(
 // CHECK:         %[[C:.*]] = core.constant() {value = dense<[4, 0]> : tensor<2xi64>}
 // CHECK-NEXT:    %a = core.gather(%x, %[[C]]) {axis = 0 : i64} : (tensor<5x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
@@ -180,7 +185,11 @@ func.func @slice_dynamic_dim(%x: tensor<?x6xf32>) -> tensor<?x2xf32> {
 // CHECK-NEXT:    %[[NEG:.*]] = core.compare lt(%i, %[[ZB]]) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
 // CHECK-NEXT:    %[[WRAP:.*]] = core.binary add(%i, %[[DIMB]])
 // CHECK-NEXT:    %[[IDX:.*]] = core.select(%[[NEG]], %[[WRAP]], %i)
-// CHECK-NEXT:    %b = core.gather(%x, %[[IDX]]) {axis = 1 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
+// CHECK-NEXT:    %[[GE:.*]] = core.compare ge(%[[IDX]], %[[ZB]])
+// CHECK-NEXT:    %[[LT:.*]] = core.compare lt(%[[IDX]], %[[DIMB]])
+// CHECK-NEXT:    %[[OK:.*]] = core.binary and(%[[GE]], %[[LT]])
+// CHECK-NEXT:    %[[SAFE:.*]] = core.check(%[[IDX]], %[[OK]]) {message = "Gather: an index is out of range of the dim it indexes"}
+// CHECK-NEXT:    %b = core.gather(%x, %[[SAFE]]) {axis = 1 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK-NEXT:    func.return %a, %b
 func.func @gather(%x: tensor<5x4xf32>, %i: tensor<3xi64>) -> (tensor<2x4xf32>, tensor<5x3xf32>) {
@@ -190,7 +199,8 @@ func.func @gather(%x: tensor<5x4xf32>, %i: tensor<3xi64>) -> (tensor<2x4xf32>, t
   func.return %a, %b : tensor<2x4xf32>, tensor<5x3xf32>
 }
 
-// ScatterElements keeps its reduction; indices normalized against dim 1 (3).
+// ScatterElements keeps its reduction; indices normalized against dim 1 (3), and
+// checked to fit it: an index out of range would write outside the buffer.
 // CHECK-LABEL: func.func @scatter_elements(
 // CHECK:         %[[DIM:.*]] = core.constant() {value = dense<3> : tensor<i64>}
 // CHECK-NEXT:    %[[DIMB:.*]] = core.broadcast(%[[DIM]]) {dims = array<i64>} : (tensor<i64>) -> tensor<1x2xi64>
@@ -199,7 +209,8 @@ func.func @gather(%x: tensor<5x4xf32>, %i: tensor<3xi64>) -> (tensor<2x4xf32>, t
 // CHECK-NEXT:    %[[NEG:.*]] = core.compare lt(%i, %[[ZB]]) : (tensor<1x2xi64>, tensor<1x2xi64>) -> tensor<1x2xi1>
 // CHECK-NEXT:    %[[WRAP:.*]] = core.binary add(%i, %[[DIMB]])
 // CHECK-NEXT:    %[[IDX:.*]] = core.select(%[[NEG]], %[[WRAP]], %i)
-// CHECK-NEXT:    %y = core.scatter_elements add(%x, %[[IDX]], %u) {axis = 1 : i64} : (tensor<3x3xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<3x3xf32>
+// CHECK:         %[[SAFE:.*]] = core.check(%[[IDX]], %{{.*}}) {message = "ScatterElements: an index is out of range of the dim it indexes"}
+// CHECK-NEXT:    %y = core.scatter_elements add(%x, %[[SAFE]], %u) {axis = 1 : i64} : (tensor<3x3xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<3x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK-NEXT:    func.return %y
 func.func @scatter_elements(%x: tensor<3x3xf32>, %i: tensor<1x2xi64>, %u: tensor<1x2xf32>) -> tensor<3x3xf32> {

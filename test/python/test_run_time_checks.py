@@ -1,0 +1,188 @@
+"""Values that arrive at run time are checked before they are used.
+
+- An index out of [-dim, dim) used to read outside the buffer (garbage, or a
+  segfault) and, for the scatters, write outside it. Now the run fails with an
+  error naming the node, at every level, and the process goes on; indices in
+  range, negative ones included, give onnxruntime's answer. A constant index
+  out of range is refused when the model is compiled.
+- A Reshape's run-time shape must hold as many elements as its input, with one
+  -1 at most and no other negative size (a view of 100 elements over 24 read
+  past the buffer); where the model declares a static result, the computed
+  shape must match it (the declared one was returned silently).
+- A run-time size too large to allocate (or whose byte count overflows) fails
+  the run before any allocation, naming the node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from rung.errors import RungError
+from rung.runtime import InferenceSession
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+RNG = np.random.default_rng(11)
+
+
+def _model(
+    node: onnx.NodeProto, inputs: list[onnx.ValueInfoProto], out_shape: list[object]
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node], "g", inputs, [helper.make_tensor_value_info("y", F, out_shape)]
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _data(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray], dict[str, np.ndarray]]] = {
+    # name: (model, a feed in range with negative indices, the same feed with one bad index)
+    "Gather": (
+        _model(
+            helper.make_node("Gather", ["x", "i"], ["y"], name="op", axis=1),
+            [
+                helper.make_tensor_value_info("x", F, [3, 5]),
+                helper.make_tensor_value_info("i", I64, [4]),
+            ],
+            [3, 4],
+        ),
+        {"x": _data(3, 5), "i": np.array([0, -1, 4, -5], np.int64)},
+        {"x": _data(3, 5), "i": np.array([0, 5, 1, 2], np.int64)},
+    ),
+    "GatherElements": (
+        _model(
+            helper.make_node("GatherElements", ["x", "i"], ["y"], name="op", axis=0),
+            [
+                helper.make_tensor_value_info("x", F, [3, 2]),
+                helper.make_tensor_value_info("i", I64, [2, 2]),
+            ],
+            [2, 2],
+        ),
+        {"x": _data(3, 2), "i": np.array([[0, -3], [2, -1]], np.int64)},
+        {"x": _data(3, 2), "i": np.array([[0, -4], [2, 1]], np.int64)},
+    ),
+    "GatherND": (
+        _model(
+            helper.make_node("GatherND", ["x", "i"], ["y"], name="op"),
+            [
+                helper.make_tensor_value_info("x", F, ["a", "b", 2]),
+                helper.make_tensor_value_info("i", I64, ["n", 2]),
+            ],
+            ["n", 2],
+        ),
+        {"x": _data(3, 4, 2), "i": np.array([[0, -1], [-3, 3]], np.int64)},
+        {"x": _data(3, 4, 2), "i": np.array([[0, 1], [1, 4]], np.int64)},
+    ),
+    "ScatterElements": (
+        _model(
+            helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], name="op", axis=1),
+            [
+                helper.make_tensor_value_info("x", F, [2, 3]),
+                helper.make_tensor_value_info("i", I64, [2, 1]),
+                helper.make_tensor_value_info("u", F, [2, 1]),
+            ],
+            [2, 3],
+        ),
+        {"x": _data(2, 3), "i": np.array([[-1], [2]], np.int64), "u": _data(2, 1)},
+        {"x": _data(2, 3), "i": np.array([[-1], [1000]], np.int64), "u": _data(2, 1)},
+    ),
+    "ScatterND": (
+        _model(
+            helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="op"),
+            [
+                helper.make_tensor_value_info("x", F, [4, 3]),
+                helper.make_tensor_value_info("i", I64, [2, 1]),
+                helper.make_tensor_value_info("u", F, [2, 3]),
+            ],
+            [4, 3],
+        ),
+        {"x": _data(4, 3), "i": np.array([[-4], [2]], np.int64), "u": _data(2, 3)},
+        {"x": _data(4, 3), "i": np.array([[-5], [2]], np.int64), "u": _data(2, 3)},
+    ),
+}
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_out_of_range_index_fails_the_run(op: str, level: str) -> None:
+    model, good, bad = CASES[op]
+    session = InferenceSession(model, level=level)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, good)[0], want.run(None, good)[0], rtol=1e-6)
+    with pytest.raises(RungError, match=f"node 'op': {op}: an index is out of range"):
+        session.run(None, bad)
+    # The session is still usable after the failed run.
+    np.testing.assert_allclose(session.run(None, good)[0], want.run(None, good)[0], rtol=1e-6)
+
+
+def test_constant_index_out_of_range_is_refused_at_compile_time() -> None:
+    node = helper.make_node("Gather", ["x", "i"], ["y"], name="op", axis=0)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("x", F, [3, 2])],
+        [helper.make_tensor_value_info("y", F, [1, 2])],
+        initializer=[onnx.numpy_helper.from_array(np.array([3], np.int64), "i")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(RungError, match="Gather: index 3 is out of range for a dim of 3"):
+        InferenceSession(model, level="core")
+
+
+def _reshape_model(declared: list[object], rank: int) -> onnx.ModelProto:
+    node = helper.make_node("Reshape", ["x", "s"], ["y"], name="r")
+    inputs = [
+        helper.make_tensor_value_info("x", F, [2, 3, 4]),
+        helper.make_tensor_value_info("s", I64, [rank]),
+    ]
+    return _model(node, inputs, declared)
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_reshape_shape_is_checked(level: str) -> None:
+    session = InferenceSession(_reshape_model(["n", "m"], 2), level=level)
+    x = _data(2, 3, 4)
+    for shape, want in (([6, -1], (6, 4)), ([0, 12], (2, 12)), ([-1, 1], (24, 1))):
+        np.testing.assert_array_equal(
+            session.run(None, {"x": x, "s": np.array(shape)})[0], x.reshape(want)
+        )
+    for shape, message in (
+        ([10, 10], "the shape does not hold as many elements as the input"),
+        ([5, -1], "the shape does not hold as many elements as the input"),
+        ([-2, -12], "the shape may hold one -1 and no other negative size"),
+        ([-1, -1], "the shape may hold one -1 and no other negative size"),
+    ):
+        with pytest.raises(RungError, match=f"node 'r': Reshape: {message}"):
+            session.run(None, {"x": x, "s": np.array(shape)})
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_declared_static_reshape_result_is_checked(level: str) -> None:
+    """The model claims [4, 2, 3]; a shape input of [24, 1, 1] used to return (4, 2, 3)."""
+    session = InferenceSession(_reshape_model([4, 2, 3], 3), level=level)
+    x = _data(2, 3, 4)
+    got = session.run(None, {"x": x, "s": np.array([4, 2, 3])})[0]
+    np.testing.assert_array_equal(got, x.reshape(4, 2, 3))
+    with pytest.raises(RungError, match="node 'r': Reshape: the result's shape differs"):
+        session.run(None, {"x": x, "s": np.array([24, 1, 1])})
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_size_too_large_to_allocate_fails_the_run(level: str) -> None:
+    """Expand to [2**40] * 3: the element count overflows 64 bits; it used to crash."""
+    node = helper.make_node("Expand", ["x", "s"], ["y"], name="e")
+    inputs = [
+        helper.make_tensor_value_info("x", F, [1]),
+        helper.make_tensor_value_info("s", I64, [3]),
+    ]
+    session = InferenceSession(_model(node, inputs, ["a", "b", "c"]), level=level)
+    x = np.ones(1, np.float32)
+    assert session.run(None, {"x": x, "s": np.array([2, 1, 3])})[0].shape == (2, 1, 3)
+    with pytest.raises(RungError, match="node 'e': "):
+        session.run(None, {"x": x, "s": np.array([2**40] * 3)})
