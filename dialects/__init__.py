@@ -14,14 +14,27 @@ from collections.abc import Callable, Iterable
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    Builtin,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    ModuleOp,
+)
 from xdsl.dialects.cf import Cf
 from xdsl.dialects.func import Func
 from xdsl.dialects.math import Math
 from xdsl.dialects.scf import Scf
-from xdsl.ir import Dialect
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, OpResult, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from . import _xdsl_fixes
 from .resources import BlobStore, store_of
@@ -100,15 +113,93 @@ def parse_module(text: str, name: str = "<input>", ctx: Context | None = None) -
     # A fresh blob store per parse: handles from different files never clash.
     builtin = _fresh_builtin()
     ctx._loaded_dialects["builtin"] = builtin  # noqa: SLF001
-    module = Parser(ctx, text, name).parse_module()
+    try:
+        module = Parser(ctx, text, name).parse_module()
+    except (ParseError, VerifyException):
+        raise
+    except NotImplementedError:  # xDSL cannot pack dense data of some float widths (f80)
+        raise VerifyException(
+            f"{name}: a float value of a type that is not supported (use f16, bf16, f32 or f64)"
+        ) from None
+    except ValueError as err:  # xDSL reports some malformed references so, without a position
+        raise VerifyException(f"{name}: {err}") from None
+    except (ArithmeticError, LookupError, TypeError) as err:  # `array<i0: 1>` divides by 0
+        raise VerifyException(f"{name}: malformed input ({type(err).__name__}: {err})") from None
     interface = builtin.get_interface(OpAsmDialectInterface)
     assert interface is not None
     store = store_of(module)
     for handle, blob in interface._blob_storage.items():  # noqa: SLF001
         if blob:
             store.set_hex(handle, blob)
+    for op in module.walk():
+        for attr in (*op.attributes.values(), *op.properties.values()):
+            _check_floats(attr)
+    _check_dominance(module)
     module.verify()
     return module
+
+
+def _check_dominance(module: ModuleOp) -> None:
+    """Refuse a value used where its definition does not come first (`%a = op(%a)`).
+
+    xDSL's verifier does not check dominance, and lowering such a cycle ends
+    in an internal error far from the cause. A value defined in a block may be
+    used later in that block, or in regions nested there.
+    """
+    order: dict[Operation, int] = {}
+    for op in module.walk():
+        block = op.parent_block()
+        if block is not None and op not in order:
+            for i, sibling in enumerate(block.ops):
+                order[sibling] = i
+    for op in module.walk():
+        for value in op.operands:
+            if not _dominates(value, op, order):
+                raise VerifyException(
+                    f"'{op.name}' uses %{value.name_hint or '<unnamed>'} where its definition "
+                    "does not come first"
+                )
+
+
+def _dominates(value: SSAValue, user: Operation, order: dict[Operation, int]) -> bool:
+    if isinstance(value, BlockArgument):
+        block: Block | None = user.parent_block()
+        while block is not None and block is not value.block:
+            parent = block.parent_op()
+            block = parent.parent_block() if parent is not None else None
+        return block is not None
+    if not isinstance(value, OpResult):
+        return False  # a reference the parser never resolved
+    definer = value.op
+    home = definer.parent_block()
+    at: Operation | None = user
+    while at is not None and at.parent_block() is not home:
+        at = at.parent_op()
+    return at is not None and at is not definer and order[definer] < order[at]
+
+
+_PRINTABLE_FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+
+
+def _check_floats(attr: Attribute) -> None:
+    """Refuse float values of a width xDSL parses but cannot verify or print (`2 : f80`).
+
+    Only f16, bf16, f32 and f64 values can be packed; any other float type,
+    as an attribute's value type, would fail later with a bare
+    NotImplementedError in the verifier or the printer.
+    """
+    if isinstance(attr, FloatAttr | DenseIntOrFPElementsAttr):
+        element = attr.type if isinstance(attr, FloatAttr) else attr.get_element_type()
+        if isinstance(element, AnyFloat) and not isinstance(element, _PRINTABLE_FLOATS):
+            raise VerifyException(
+                f"a float value of type {element} is not supported (use f16, bf16, f32 or f64)"
+            )
+    elif isinstance(attr, ArrayAttr):
+        for item in attr.data:
+            _check_floats(item)
+    elif isinstance(attr, DictionaryAttr):
+        for item in attr.data.values():
+            _check_floats(item)
 
 
 __all__ = ["context", "parse_module", "print_module", "register_dialect"]

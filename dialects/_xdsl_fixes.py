@@ -10,12 +10,19 @@ r"""Fixes for xDSL 0.74 parser problems that every rung model can hit.
   as bytes, not as a string, so node names (locations) and string attributes
   with non-ASCII characters did not read back. MLIR treats it as a string when
   it is valid UTF-8, and so does the lexer here.
+- Hang: xDSL's string-literal pattern nests a `+` inside a `*`, so on a
+  string that never closes (a truncated `dialect_resources` hex blob) the
+  regex engine tries every way to split the text: exponential time, from a
+  few dozen characters on. Each run of plain characters is matched
+  atomically here, so a match fails in linear time.
 
 The replacements keep the originals' checks and messages. xDSL is pinned, so
 they cannot drift silently; `test_xdsl_fixes` checks both behaviours.
 """
 
 from __future__ import annotations
+
+import re
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -46,6 +53,10 @@ def _parse_dense_literal_type(self: AttrParser) -> RankedStructure:
 
 
 _original_lex_string_literal = MLIRLexer._lex_string_literal
+
+# xDSL's pattern with each run of plain characters made atomic: `(?=(X+))\1`
+# is Python 3.10's spelling of the possessive `X++`.
+_STRING_LITERAL = re.compile(r'"(?:(?=([^"\\\n\v\f]+))\1|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
 
 
 def _lex_string_literal(self: MLIRLexer, start_pos: Position) -> MLIRToken:
@@ -107,4 +118,5 @@ def _parse_optional_type(self: AttrParser) -> TypeAttribute | None:
 def install() -> None:
     AttrParser._parse_dense_literal_type = _parse_dense_literal_type  # type: ignore[method-assign]
     MLIRLexer._lex_string_literal = _lex_string_literal  # type: ignore[method-assign]
+    MLIRLexer._unescaped_characters_regex = _STRING_LITERAL
     AttrParser.parse_optional_type = _parse_optional_type  # type: ignore[method-assign]

@@ -28,12 +28,14 @@ The executable specification of every op is the numpy interpreter in
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
@@ -1143,13 +1145,15 @@ class CheckOp(CoreOp):
     used (TopK's K against the size of its axis): the checked value is the
     result, so its users run after the check, and a check whose value nobody
     uses goes away with it. `message` says what was wrong; the run's error
-    names the node too.
+    names the node too, and the first failing element of `culprit` (shaped like
+    `cond`, or one element), so the user sees the value that was out of range.
     """
 
     name = "core.check"
 
     input = operand_def()
     cond = operand_def()
+    culprit = opt_operand_def()
     message = prop_def(StringAttr)
     result = result_def()
     traits = traits_def(Pure())
@@ -1162,6 +1166,21 @@ class CheckOp(CoreOp):
             )
         if _element(self.cond.type) != I1:
             raise VerifyException(f"core.check: cond must be a tensor of i1, got {self.cond.type}")
+        if self.culprit is not None:
+            self._verify_culprit(self.culprit.type)
+
+    def _verify_culprit(self, t: Attribute) -> None:
+        """The culprit names a number per element of `cond`, or one for all of them."""
+        element = _element(t)
+        if not isinstance(element, IntegerType | AnyFloat):
+            raise VerifyException(f"core.check: the culprit must hold numbers, got {t}")
+        cond, got = _shape(self.cond.type), _shape(t)
+        if cond is None or got is None or -1 in cond or -1 in got:
+            return
+        if got != cond and math.prod(got) != 1:
+            raise VerifyException(
+                f"core.check: the culprit's shape {got} is neither cond's {cond} nor one element"
+            )
 
 
 # ---- control flow ------------------------------------------------------------------------

@@ -32,7 +32,7 @@ Why these choices:
 - Hot ops may stay whole as microkernel ops (`kernel.matmul`) or library
   calls (`kernel.call`), implemented in the C runtime header.
 - A run-time check is xDSL's `cf.assert`: a false condition ends the run
-  with its message.
+  with its message; `kernel.check` does the same and quotes the bad value.
 """
 
 from __future__ import annotations
@@ -46,8 +46,10 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     Float32Type,
+    Float64Type,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     TensorType,
@@ -58,6 +60,8 @@ from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
+    BaseAttr,
+    EqAttrConstraint,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -821,6 +825,28 @@ class MatmulOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CheckOp(IRDLOperation):
+    """A run-time check that quotes the bad value: a false `cond` ends the run with
+    `message`, then `, got <value>`.
+
+    `cf.assert` covers checks with nothing to quote; this one exists because a
+    user fed an index of 7 for a dim of 5 wants to read the 7. `value` is an
+    `i64` or an `f64` scalar, so the C code has one format for each.
+    """
+
+    name = "kernel.check"
+
+    cond = operand_def(IntegerType(1))
+    value = operand_def(EqAttrConstraint(IntegerType(64)) | BaseAttr(Float64Type))
+    message = prop_def(StringAttr)
+
+    assembly_format = "$cond `,` $value $message attr-dict `:` type($value)"
+
+    def __init__(self, cond: SSAValue, value: SSAValue, message: str) -> None:
+        super().__init__(operands=[cond, value], properties={"message": StringAttr(message)})
+
+
+@irdl_op_definition
 class CallOp(IRDLOperation):
     """A call of a routine of the C runtime (`rung_<callee>`) on buffers.
 
@@ -882,6 +908,7 @@ Kernel = Dialect(
         RemFOp,
         MatmulOp,
         CallOp,
+        CheckOp,
         *VALUE_OPS,
     ],
     list(VALUE_TYPES),
@@ -892,6 +919,7 @@ __all__ = [
     "ITERATORS",
     "AllocOp",
     "CallOp",
+    "CheckOp",
     "ConstantOp",
     "CopyOp",
     "DeallocOp",

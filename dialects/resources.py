@@ -19,6 +19,8 @@ import numpy as np
 from xdsl.dialects.builtin import DenseResourceAttr, ModuleOp
 from xdsl.ir import Operation
 
+from rung.errors import RungError
+
 _HANDLE = re.compile(r"[^A-Za-z0-9_.]")
 
 
@@ -55,7 +57,15 @@ class BlobStore:
         return "0x" + align.hex().upper() + self.blobs[handle].hex().upper()
 
     def set_hex(self, handle: str, text: str) -> None:
-        raw = bytes.fromhex(text[2:])
+        try:
+            raw = bytes.fromhex(text[2:]) if text.startswith("0x") else b""
+        except ValueError as err:
+            raise RungError(f"resource '{handle}' is not a hex blob: {err}") from None
+        if len(raw) < 4:
+            raise RungError(
+                f"resource '{handle}' is too short: a blob starts with 0x and its alignment "
+                "as 4 bytes"
+            )
         self.alignment[handle] = int.from_bytes(raw[:4], "little")
         self.blobs[handle] = raw[4:]
 
@@ -83,8 +93,29 @@ def owning_module(op: Operation) -> ModuleOp:
 
 
 def resource_bytes(attr: DenseResourceAttr, module: ModuleOp) -> bytes:
-    """The raw bytes of a dense resource attribute of `module`."""
-    return store_of(module).get(attr.resource_handle.data)
+    """The raw bytes of a dense resource attribute of `module`, checked against its type
+    (hand-written or truncated MLIR may lack the blob or hold one of another size)."""
+    from .dtypes import numpy_dtype
+
+    handle = attr.resource_handle.data
+    data = store_of(module).blobs.get(handle)
+    if data is None:
+        raise RungError(
+            f"dense_resource<{handle}> has no data: the module's dialect_resources "
+            "section does not hold it"
+        )
+    try:
+        itemsize = numpy_dtype(attr.type.element_type).itemsize  # type: ignore[attr-defined]
+    except RungError:
+        return data  # an element type without a fixed size: nothing to check
+    shape = attr.type.get_shape()  # type: ignore[attr-defined]
+    need = int(np.prod(shape, dtype=np.int64)) * itemsize
+    if len(data) != need:
+        raise RungError(
+            f"dense_resource<{handle}> holds {len(data)} bytes, but its type {attr.type} "
+            f"needs {need}"
+        )
+    return data
 
 
 def resource_array(attr: DenseResourceAttr, module: ModuleOp, dtype: np.dtype) -> np.ndarray:

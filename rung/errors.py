@@ -24,3 +24,8 @@ class UnsupportedOpError(RungError):
 
 class EvaluationError(RungError):
     """An op failed while being evaluated on concrete inputs."""
+
+
+class InvalidModelError(RungError):
+    """A model that is corrupt or malformed: unreadable bytes, text that is not UTF-8,
+    an element type that names no type, an invalid graph."""

@@ -17,6 +17,7 @@ worker the model and its data.
 A failing case gets one reason category: `import error`, `unsupported op` (no
 lowering or no implementation), `numeric mismatch`, `shape mismatch`,
 `dtype mismatch` (also: a sequence where a tensor was expected, and so on),
+`sanitizer finding` (at `kernel-sanitized`: what the sanitizer found, and where),
 `crash` (an exception: its type and first line; or the worker died) or
 `timeout`.
 
@@ -55,6 +56,7 @@ CATEGORIES = (
     "numeric mismatch",
     "shape mismatch",
     "dtype mismatch",
+    "sanitizer finding",
     "crash",
     "timeout",
 )
@@ -561,6 +563,7 @@ def run_case(case: Case, level: str) -> dict[str, str]:
     from rung.importers.onnx import import_model
 
     from .levels import UnsupportedOpError
+    from .native import SanitizerError
     from .session import InferenceSession
 
     model = ModelProto.FromString(case.model)
@@ -588,6 +591,8 @@ def run_case(case: Case, level: str) -> dict[str, str]:
                 got = session.run(None, feed)
         except UnsupportedOpError as err:
             return _fail("unsupported op", str(err).splitlines()[0])
+        except SanitizerError as err:
+            return _fail("sanitizer finding", str(err).splitlines()[0])
         except Exception as err:
             return _crash(err)
         if len(got) != len(expected):

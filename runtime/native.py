@@ -10,9 +10,12 @@
 The compiler is `$CC`, else `cc`. Libraries are cached under `$RUNG_CACHE_DIR`
 (default `~/.cache/rung`) in a folder named by the hash of everything that
 goes into the build (sources, runtime headers, weights, compiler and flags),
-so compiling the same model twice costs one hash. Builds write to a temporary
+so compiling the same model twice costs one hash. Builds write to a staging
 folder that is renamed into place, so a cache entry is always complete, even
-with several processes compiling at once.
+with several processes compiling at once. A staging folder is removed however
+its build ends (an error, Ctrl-C, SIGTERM); one that a killed process left
+(`.<label>.rung-staging-<host>-<pid>-<random>`) is removed by the next build
+in that folder (`remove_stale_staging`).
 
 A sanitizer build (`-fsanitize=address,undefined`) cannot be loaded into the
 Python process: the ASan runtime must come first in the process. Instead,
@@ -32,12 +35,14 @@ import platform
 import re
 import shlex
 import shutil
+import signal
+import stat
 import subprocess
 import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,6 +101,135 @@ class CacheStats:
 
 STATS = CacheStats()
 _STATS_LOCK = threading.Lock()
+
+
+# ---- staging folders ---------------------------------------------------------------------------
+
+STAGING_TAG = "rung-staging"
+"""In the name of every staging folder: `.<label>.rung-staging-<host>-<pid>-<random>`."""
+
+STALE_AFTER = 24 * 3600.0
+"""Seconds after which a staging folder is stale even if its process may still run (the
+pid may have been reused, or the folder is from another machine sharing the cache)."""
+
+_STAGING_NAME = re.compile(
+    rf"^\.(?P<label>[^/]*)\.{STAGING_TAG}-(?P<host>[0-9a-f]{{8}})-(?P<pid>[0-9]+)-"
+    r"[a-z0-9_]{8}$"
+)
+
+
+@functools.cache
+def _host_tag() -> str:
+    """8 hex digits naming this machine: a pid only says something about its own machine."""
+    return hashlib.sha256(platform.node().encode()).hexdigest()[:8]
+
+
+def new_staging_folder(parent: Path, label: str) -> Path:
+    """A new, empty staging folder in `parent`, named after `label`, this machine and process.
+
+    Builds happen in such a folder, renamed into place when complete. The name is
+    what lets a later run recognise and remove a folder a killed process left
+    behind (`remove_stale_staging`), and nothing else.
+    """
+    remove_stale_staging(parent)
+    prefix = f".{label}.{STAGING_TAG}-{_host_tag()}-{os.getpid()}-"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's process, or a pid we cannot ask about: not ours to judge
+    return True
+
+
+def is_stale_staging(path: Path, now: float | None = None) -> bool:
+    """Whether `path` is a staging folder of ours whose process is gone (or that is old).
+
+    Ours: the exact name pattern, a real folder (not a link), owned by this user.
+    Gone: made on this machine by a process that no longer exists; any machine's
+    folder is stale after STALE_AFTER seconds.
+    """
+    match = _STAGING_NAME.match(path.name)
+    if match is None:
+        return False
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    age = (time.time() if now is None else now) - info.st_mtime
+    if age > STALE_AFTER:
+        return True
+    return match["host"] == _host_tag() and not _process_alive(int(match["pid"]))
+
+
+def remove_stale_staging(parent: Path) -> list[Path]:
+    """Remove the stale staging folders in `parent` (see `is_stale_staging`); returns them."""
+    removed: list[Path] = []
+    try:
+        entries = [Path(e.path) for e in os.scandir(parent) if e.name.startswith(".")]
+    except OSError:
+        return removed
+    for path in entries:
+        if is_stale_staging(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread while a staging folder exists."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds() -> Iterator[None]:
+    """Make SIGTERM unwind the block (running its `finally`s), then end the process by it.
+
+    Only in the main thread and where nobody else handles SIGTERM: the process
+    still dies of the signal, as its sender meant, just after cleaning up.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
+        yield
+        return
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        yield
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def staging(make: Callable[[], Path]) -> Iterator[Path]:
+    """The folder `make` creates, removed when the block ends, however it ends.
+
+    An exception, Ctrl-C or SIGTERM removes it; SIGKILL cannot be caught, and
+    the next run's `remove_stale_staging` removes what it left.
+    """
+    with _sigterm_unwinds():
+        tmp = make()
+        try:
+            yield tmp
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 # ---- the compiler -----------------------------------------------------------------------------
@@ -345,12 +479,15 @@ def _cached(program: CProgram, debug: bool, kind: str) -> Path:
         with _STATS_LOCK:
             STATS.hits += 1
         return folder
-    try:
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=folder.parent))
-    except OSError as err:
-        raise CompileError(f"cannot use the cache folder '{folder.parent}': {err}") from None
-    try:
+
+    def make() -> Path:
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            return new_staging_folder(folder.parent, "build")
+        except OSError as err:
+            raise CompileError(f"cannot use the cache folder '{folder.parent}': {err}") from None
+
+    with staging(make) as tmp:
         write_sources(program, tmp)
         if kind == "lib":
             build_library(program, tmp, debug)
@@ -362,9 +499,6 @@ def _cached(program: CProgram, debug: bool, kind: str) -> Path:
             # Another process finished the same entry first; its files are just as good.
             if not target.exists():
                 raise
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
@@ -525,6 +659,30 @@ def evaluate(module: object, inputs: Sequence[object]) -> list[object]:
     return model.run(inputs)  # type: ignore[return-value]
 
 
+_PROGRAMS: weakref.WeakKeyDictionary[object, CProgram] = weakref.WeakKeyDictionary()
+
+
+def evaluate_sanitized(module: object, inputs: Sequence[object]) -> list[object]:
+    """The `kernel-sanitized` level's evaluator: generate C, run it in a sanitizer build.
+
+    Every run is a process of its own (see `run_in_harness`), so this is for
+    finding bugs in the generated C, not for speed. A model with sequences,
+    optionals or strings among its inputs or outputs, which the harness cannot
+    pass, runs as a sanitizer-built library in a Python process of its own
+    instead (`run_sanitized_library`: no leak check).
+    """
+    from rung.lowering.kernel_to_c import generate_c
+
+    program = _PROGRAMS.get(module)
+    if program is None:
+        program = generate_c(module)  # type: ignore[arg-type]
+        _PROGRAMS[module] = program
+    ports = _args([*program.signature.inputs, *program.signature.outputs])
+    if any(a.is_value for a in ports):
+        return run_sanitized_library(program, inputs)
+    return run_in_harness(program, inputs)  # type: ignore[return-value]
+
+
 # ---- the sanitizer harness ----------------------------------------------------------------------
 
 _FINDING = re.compile(
@@ -577,24 +735,173 @@ def run_in_harness(
             raise SanitizerError(
                 f"the harness of '{program.prefix}' ran longer than {timeout} s"
             ) from None
-        report = proc.stderr.strip()
-        if (
-            _FINDING.search(report)
-            or proc.returncode < 0
-            or proc.returncode not in (0, _HARNESS_USAGE, _HARNESS_MODEL_ERROR)
-        ):
-            lines = report.splitlines()
-            shown = "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")
-            build = "sanitizer build" if debug else "harness"
-            raise SanitizerError(
-                f"the {build} of '{program.prefix}' found a problem "
-                f"(exit code {proc.returncode}):\n{shown}"
-            )
+        report = _check_report(program, proc, "sanitizer build" if debug else "harness")
         if proc.returncode == _HARNESS_MODEL_ERROR:
             raise EvaluationError(f"the compiled model failed: {report}")
         if proc.returncode == _HARNESS_USAGE:
             raise RungError(f"the harness of '{program.prefix}' refused its arguments: {report}")
         return _read_outputs(folder / "out", outs)
+
+
+_UB_LINE = re.compile(r"([^\s/]+:\d+:\d+: runtime error: .*)")
+_SUMMARY_LINE = re.compile(r"^SUMMARY: (\w+Sanitizer: .*)$", re.MULTILINE)
+_DIRECTORIES = re.compile(r"(?:/[^/\s]+)*/(?=[^/\s]+:\d+)")
+
+
+def finding(report: str, exit_code: int) -> str:
+    """One line saying what a harness run found, without addresses or folders.
+
+    It heads the SanitizerError's message, so that a scoreboard (which shows one
+    line per failing case) says which sanitizer found what, and where: UBSan's
+    `file:line:col: runtime error: ...`, ASan's `SUMMARY:` line (`LeakSanitizer`
+    for leaks, which ASan's summary does not say), or the harness's own line.
+    """
+    ub = _UB_LINE.search(report)
+    if ub:
+        return ub.group(1)
+    summary = _SUMMARY_LINE.search(report)
+    if summary:
+        line = _DIRECTORIES.sub("", summary.group(1))
+        if "ERROR: LeakSanitizer" in report and "leaked" in line:
+            line = line.replace("AddressSanitizer:", "LeakSanitizer:", 1)
+        return line
+    for line in report.splitlines():
+        if line.startswith(("rung_harness:", "rung_sanitized:")) or "Sanitizer" in line:
+            return line.strip()
+    if exit_code < 0:
+        return f"the harness was killed by signal {-exit_code}"
+    return f"the harness exited with code {exit_code}"
+
+
+def _check_report(program: CProgram, proc: subprocess.CompletedProcess[str], build: str) -> str:
+    """Raise SanitizerError if a sanitized run found anything; returns its stderr."""
+    report = proc.stderr.strip()
+    if (
+        _FINDING.search(report)
+        or proc.returncode < 0
+        or proc.returncode not in (0, _HARNESS_USAGE, _HARNESS_MODEL_ERROR)
+    ):
+        lines = report.splitlines()
+        shown = "\n".join(lines[:200]) + ("\n..." if len(lines) > 200 else "")
+        raise SanitizerError(
+            f"the {build} of '{program.prefix}' found a problem: "
+            f"{finding(report, proc.returncode)}\n(exit code {proc.returncode})\n{shown}"
+        )
+    return report
+
+
+@functools.cache
+def _asan_runtime() -> str:
+    """The compiler's ASan runtime library, which must be the first library of a process
+    that loads a sanitizer-built library."""
+    cc = compiler()
+    for name in ("libasan.so", "libclang_rt.asan-x86_64.so", "libclang_rt.asan.so"):
+        proc = subprocess.run(
+            [*cc, f"-print-file-name={name}"], capture_output=True, text=True, timeout=60
+        )
+        path = proc.stdout.strip()
+        if proc.returncode == 0 and os.path.isabs(path) and os.path.exists(path):
+            return path
+    raise CompileError(f"the C compiler '{cc[0]}' has no AddressSanitizer runtime to preload")
+
+
+_CHILD = (
+    "import sys; from rung.runtime.native import _sanitized_child; _sanitized_child(*sys.argv[1:])"
+)
+
+
+def run_sanitized_library(
+    program: CProgram, inputs: Sequence[object], *, repeat: int = 2, timeout: float = 300.0
+) -> list[object]:
+    """Run the sanitizer build of `program` as a library, in a Python process of its own.
+
+    For models the harness cannot pass (sequences, optionals, strings): the ASan
+    runtime is preloaded into a new Python, which loads the library with the
+    usual ctypes glue and runs it `repeat` times, the scratch arena (allocated
+    at its exact size) filled with a different byte pattern each time, and
+    requires equal outputs. Leaks are not checked (Python itself does not free
+    everything at exit). Raises SanitizerError on a finding, EvaluationError if
+    the model reports an error.
+    """
+    import pickle
+    import sys
+
+    folder = cached_build(program, debug=True)
+    env = {
+        **os.environ,
+        **SANITIZER_ENV,
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+        "LD_PRELOAD": _asan_runtime(),
+    }
+    with tempfile.TemporaryDirectory(prefix="rung-sanitized-") as tmp:
+        job, result = Path(tmp) / "job.pickle", Path(tmp) / "result.pickle"
+        job.write_bytes(pickle.dumps((program, list(inputs), str(folder), max(repeat, 1))))
+        cmd = [sys.executable, "-c", _CHILD, str(job), str(result)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            raise SanitizerError(
+                f"the sanitizer build of '{program.prefix}' ran longer than {timeout} s"
+            ) from None
+        report = _check_report(program, proc, "sanitizer build")
+        if proc.returncode == _HARNESS_MODEL_ERROR:
+            raise EvaluationError(report.splitlines()[-1] if report else "the model failed")
+        if proc.returncode == _HARNESS_USAGE or not result.exists():
+            raise RungError(f"the sanitized run of '{program.prefix}' failed: {report}")
+        return pickle.loads(result.read_bytes())
+
+
+def _same_outputs(a: object, b: object) -> bool:
+    """Whether two runs gave the same outputs (arrays bit for bit, NaN equal to NaN)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.dtype == object:
+            return all(_same_outputs(x, y) for x, y in zip(a.flat, b.flat, strict=True))
+        return a.tobytes() == b.tobytes()
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same_outputs(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_outputs(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _sanitized_child(job: str, result: str) -> None:
+    """The process `run_sanitized_library` starts: load, run `repeat` times, compare, write.
+
+    Exit codes as the harness's: 3 the model reported an error, 4 runs differed.
+    """
+    import pickle
+    import sys
+
+    program, inputs, folder, repeat = pickle.loads(Path(job).read_bytes())
+    model = NativeModel(Path(folder), program)
+    # The arena at its exact size and already aligned, so that ASan sees any access past it.
+    libc = ctypes.CDLL(None)
+    pointer = ctypes.c_void_p()
+    if libc.posix_memalign(ctypes.byref(pointer), 64, max(model.arena_bytes, 1)) != 0:
+        sys.exit("rung_sanitized: out of memory for the arena")
+    model._arena = np.ctypeslib.as_array(
+        (ctypes.c_uint8 * max(model.arena_bytes, 1)).from_address(pointer.value or 0)
+    )
+    first: list[object] | None = None
+    for run in range(repeat):
+        model._arena[:] = (0xA5, 0x5A, 0xFF, 0x00)[run % 4]
+        try:
+            outputs = model.run(inputs)
+        except EvaluationError as err:
+            print(str(err), file=sys.stderr)
+            sys.exit(_HARNESS_MODEL_ERROR)
+        if first is None:
+            first = outputs
+        elif not _same_outputs(first, outputs):
+            print(
+                f"rung_sanitized: run {run + 1} gave different outputs than run 1 "
+                "(reads of uninitialized memory, or state kept between runs)",
+                file=sys.stderr,
+            )
+            sys.exit(4)
+    Path(result).write_bytes(pickle.dumps(first))
 
 
 def _read_outputs(folder: Path, outs: Sequence[_Arg]) -> list[np.ndarray]:
@@ -764,8 +1071,7 @@ def compile_model(
         program = generate_c(module, prefix)
         timings["C generation"] = time.perf_counter() - start
 
-    tmp = _temporary_folder(out)
-    try:
+    with staging(lambda: _temporary_folder(out)) as tmp:
         written = write_sources(program, tmp)
         library = harness = None
         if debug:
@@ -781,9 +1087,6 @@ def compile_model(
             timings["C compile"] = time.perf_counter() - start
         names = [f.name for f in written]
         _move_into(tmp, out, names, owned_files(prefix, debug), force)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     return CompileResult(
         outdir=out,
         prefix=prefix,
@@ -798,15 +1101,18 @@ def compile_model(
 
 
 def _temporary_folder(out: Path) -> Path:
-    """A new hidden folder beside `out` (inside it, if `out` exists and its parent is read-only)."""
+    """A new staging folder beside `out` (inside it, if `out` exists and its parent is
+    read-only), after removing stale ones a killed compile left in either place."""
     name = out.resolve().name or "rung"
+    if out.is_dir():
+        remove_stale_staging(out)
     try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=out.resolve().parent))
+        tmp = new_staging_folder(out.resolve().parent, name)
     except PermissionError:
         if not out.is_dir():
             raise RungError(f"cannot create '{out}': permission denied") from None
         try:
-            tmp = Path(tempfile.mkdtemp(prefix=".rung.", suffix=".tmp", dir=out))
+            tmp = new_staging_folder(out, "rung")
         except PermissionError:
             raise RungError(f"cannot write into '{out}': permission denied") from None
     os.chmod(tmp, 0o777 & ~_umask())
@@ -841,6 +1147,7 @@ __all__ = [
     "CompileError",
     "CompileResult",
     "NativeModel",
+    "STAGING_TAG",
     "SanitizerError",
     "build_harness",
     "build_library",
@@ -851,6 +1158,12 @@ __all__ = [
     "compiler",
     "default_prefix",
     "evaluate",
+    "evaluate_sanitized",
+    "finding",
+    "new_staging_folder",
+    "remove_stale_staging",
     "run_in_harness",
+    "run_sanitized_library",
+    "staging",
     "write_sources",
 ]

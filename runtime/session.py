@@ -414,7 +414,17 @@ def _random_value(
         concrete = tuple(
             d if isinstance(d, int) else dims.get(d, 1) if isinstance(d, str) else 1 for d in shape
         )
+    count = int(np.prod(concrete, dtype=object))
+    if count > _RANDOM_LIMIT:  # a declared shape no memory holds: refuse, not crash
+        raise RungError(
+            f"an input of shape {list(concrete)} has {count} elements, too many to make up "
+            "random values for; give its value instead"
+        )
     return _random_array(type.element_type, concrete, rng)
+
+
+_RANDOM_LIMIT = 2**28
+"""The most elements `random_inputs` makes for one input."""
 
 
 def _random_array(

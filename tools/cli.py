@@ -509,9 +509,11 @@ def _cmd_levels(args: argparse.Namespace) -> int:
 
     for plugin in args.load_level:
         load_level_plugin(plugin)
-    for name in level_names():
+    names = level_names()
+    width = max(10, *(len(name) for name in names))
+    for name in names:
         level = get_level(name)
-        print(f"{name:10} {level.description}")
+        print(f"{name:{width}} {level.description}")
     return EXIT_OK
 
 

@@ -34,7 +34,11 @@ def error_message(err: BaseException) -> str:
 
 
 def run_tool(tool: str, body: Callable[[], int]) -> int:
-    """Run a command body, turning bad-input errors into `tool: error: ...` and exit 1."""
+    """Run a command body, turning bad-input errors into `tool: error: ...` and exit 1.
+
+    Any other exception is a bug in rung; it too ends in one line and exit 1
+    (with the environment variable RUNG_TRACEBACK set, in its traceback).
+    """
     try:
         return body()
     except (RungError, ParseError, VerifyException, DiagnosticException) as err:
@@ -45,6 +49,24 @@ def run_tool(tool: str, body: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as err:  # noqa: BLE001 - the last resort: one line, never a traceback
+        if os.environ.get("RUNG_TRACEBACK"):
+            raise  # for whoever debugs rung itself
+        report(tool, internal_error_message(err))
+        return EXIT_ERROR
+
+
+def internal_error_message(err: BaseException) -> str:
+    """One line for an exception no part of rung turned into a RungError: a bug.
+
+    Each kind of bad input has its own message where it is detected; this is
+    the net under them, so that a user still gets one line and exit code 1.
+    """
+    lines = str(err).strip().splitlines()
+    detail = f": {lines[0].strip()}" if lines else ""
+    if len(detail) > 300:
+        detail = detail[:300] + "..."
+    return f"internal error: {type(err).__name__}{detail} (this is a bug in rung; please report it)"
 
 
 def report(tool: str, message: str) -> None:

@@ -13,8 +13,20 @@ from .interpreter import Args, Scope, Value, evaluates
 
 @evaluates(core.CheckOp)
 def check(ev: Scope, op: core.CheckOp, args: Args) -> list[Value]:
-    if not np.all(np.asarray(args[1])):
+    holds = np.asarray(args[1])
+    if not np.all(holds):
         loc = op.location
         node = f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
-        raise EvaluationError(f"{node}: {op.message.data}")
+        raise EvaluationError(f"{node}: {op.message.data}{_got(holds, args)}")
     return [args[0]]
+
+
+def _got(holds: np.ndarray, args: Args) -> str:
+    """`, got V`: the culprit's first element whose condition failed (as the C code says it)."""
+    if len(args) < 3:
+        return ""
+    culprit = np.asarray(args[2])
+    value = culprit.flat[0] if culprit.size == 1 else culprit[~holds.astype(bool)].flat[0]
+    if np.issubdtype(culprit.dtype, np.integer):
+        return f", got {int(value)}"
+    return f", got {float(value):g}"

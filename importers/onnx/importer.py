@@ -46,6 +46,7 @@ from .loader import (
     read_external_data,
     validate_external_data,
 )
+from .validate import validate_model
 
 MODELED_DOMAINS = {"": "", "ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml"}
 
@@ -91,6 +92,7 @@ def import_model(
 def import_loaded(loaded: LoadedModel, *, upgrade: bool = True) -> ModuleOp:
     model = loaded.model
     source = loaded.source
+    validate_model(model, source)  # before anything else reads the proto
     model = inline_functions(model)
     validate_external_data(model, loaded.base_dir, source)
     check(model, source)

@@ -3,7 +3,8 @@
 Everything that can go wrong with a user's file is caught here and turned into
 a `RungError` that names the file and says what to do: a missing or corrupt
 file, a syntax error in textual ONNX, an invalid graph, or external data that
-points outside the model's folder.
+points outside the model's folder. A malformed model is an `InvalidModelError`;
+`validate.validate_model` looks at the proto before any of this reads it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import onnx.shape_inference
 from google.protobuf.message import DecodeError, Message
 from onnx import ModelProto, TensorProto
 
-from rung.errors import RungError
+from rung.errors import InvalidModelError, RungError
 
 TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
 
@@ -75,16 +76,16 @@ def _read_text(p: Path) -> str:
 def parse_binary(data: bytes, source: str) -> ModelProto:
     """Decode a serialized ModelProto, refusing data that is not one."""
     if not data:
-        raise RungError(f"'{source}' is empty; expected a serialized ONNX ModelProto")
+        raise InvalidModelError(f"'{source}' is empty; expected a serialized ONNX ModelProto")
     model = ModelProto()
     try:
         model.ParseFromString(data)
     except (DecodeError, RuntimeError, ValueError):
-        raise RungError(
+        raise InvalidModelError(
             f"'{source}' is not a valid ONNX model: the protobuf is corrupt or truncated"
         ) from None
     if not model.HasField("graph"):
-        raise RungError(
+        raise InvalidModelError(
             f"'{source}' is not a valid ONNX model: it has no graph (corrupt, truncated, "
             "or not an ONNX file)"
         )
@@ -105,7 +106,7 @@ def parse_text(text: str, source: str) -> ModelProto:
         context = next((ln for ln in lines if ln.startswith("Error context:")), "")
         near = context[len("Error context:") :].strip()
         suffix = f" (near '{near}')" if near else ""
-        raise RungError(
+        raise InvalidModelError(
             f"{source}{position}: cannot parse textual ONNX: {detail}{suffix}"
         ) from None
 
@@ -122,48 +123,76 @@ def external_data_path(
     info = {e.key: e.value for e in tensor.external_data}
     location = info.get("location")
     if not location:
-        raise RungError(f"'{source}': tensor '{tensor.name}' has external data without a location")
+        raise InvalidModelError(
+            f"'{source}': tensor '{tensor.name}' has external data without a location"
+        )
     if base_dir is None:
         raise RungError(
             f"tensor '{tensor.name}' has external data ('{location}'), but the model was "
             "given in memory; load it from its file so the data can be found"
         )
+    if "\0" in location:
+        raise InvalidModelError(
+            f"'{source}': tensor '{tensor.name}' has an external data location with a NUL "
+            f"byte ({location!r}); no file is named so"
+        )
     candidate = Path(location)
     root = base_dir.resolve()
-    target = (root / candidate).resolve()
-    if candidate.is_absolute() or not target.is_relative_to(root):
-        raise RungError(
+    try:
+        target = (root / candidate).resolve()
+        outside = candidate.is_absolute() or not target.is_relative_to(root)
+        exists = not outside and target.is_file()
+    except OSError as err:  # a name too long, a loop of links...
+        raise InvalidModelError(
+            f"'{source}': tensor '{tensor.name}' has an unusable external data location "
+            f"'{_shorten(location)}': {err.strerror}"
+        ) from None
+    if outside:
+        raise InvalidModelError(
             f"'{source}': tensor '{tensor.name}' refers to external data '{location}', "
             "which is outside the model's folder; refusing to read it"
         )
-    if not target.is_file():
-        raise RungError(
-            f"'{source}': external data file '{location}' of tensor '{tensor.name}' "
-            "does not exist next to the model"
+    if not exists:
+        raise InvalidModelError(
+            f"'{source}': external data file '{_shorten(location)}' of tensor "
+            f"'{tensor.name}' does not exist next to the model"
         )
     try:
         offset = int(info.get("offset", "0"))
         length = int(info["length"]) if "length" in info else None
     except ValueError:
-        raise RungError(
+        raise InvalidModelError(
             f"'{source}': tensor '{tensor.name}' has a malformed external data offset or length"
         ) from None
+    if offset < 0 or (length is not None and length < 0):
+        raise InvalidModelError(
+            f"'{source}': tensor '{tensor.name}' has a negative external data offset or length"
+        )
     return target, offset, length
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def read_external_data(tensor: TensorProto, base_dir: Path | None, source: str) -> bytes:
     """The raw bytes of a tensor stored outside the model file."""
     target, offset, length = external_data_path(tensor, base_dir, source)
-    size = target.stat().st_size
-    end = size if length is None else offset + length
-    if offset < 0 or end > size:
+    try:
+        size = target.stat().st_size
+        end = size if length is None else offset + length
+        if end > size:
+            raise InvalidModelError(
+                f"'{source}': external data of tensor '{tensor.name}' lies beyond the end of "
+                f"'{target.name}' (file is {size} bytes, data ends at {end})"
+            )
+        with open(target, "rb") as f:
+            f.seek(offset)
+            return f.read(end - offset)
+    except OSError as err:
         raise RungError(
-            f"'{source}': external data of tensor '{tensor.name}' lies beyond the end of "
-            f"'{target.name}' (file is {size} bytes, data ends at {end})"
-        )
-    with open(target, "rb") as f:
-        f.seek(offset)
-        return f.read(end - offset)
+            f"'{source}': cannot read external data file '{target.name}': {err.strerror}"
+        ) from None
 
 
 def check(model: ModelProto, source: str) -> None:
@@ -176,7 +205,9 @@ def check(model: ModelProto, source: str) -> None:
     try:
         onnx.checker.check_model(_without_external_initializers(model))
     except (onnx.checker.ValidationError, ValueError) as err:
-        raise RungError(f"'{source}' is not a valid ONNX model: {_first_line(err)}") from None
+        raise InvalidModelError(
+            f"'{source}' is not a valid ONNX model: {_first_line(err)}"
+        ) from None
 
 
 # Protobuf cannot serialize a message over 2 GB, and ONNX's checker and shape
@@ -236,8 +267,15 @@ def inline_functions(model: ModelProto) -> ModelProto:
         return model
     try:
         return onnx.inliner.inline_local_functions(model)
-    except RuntimeError as err:  # onnx's C++ inliner reports malformed calls by assertions
-        raise RungError(f"cannot inline the model's local functions: {_first_line(err)}") from None
+    # onnx's C++ inliner reports malformed calls by assertions, recursion by a ValidationError
+    except (RuntimeError, onnx.checker.ValidationError, ValueError) as err:
+        raise InvalidModelError(
+            f"cannot inline the model's local functions: {_first_line(err)}"
+        ) from None
+
+
+_INFERENCE_ERRORS = (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError)
+"""How ONNX's shape inference refuses a graph (ValueError: an attribute naming no type)."""
 
 
 def infer_shapes(model: ModelProto, source: str) -> ModelProto:
@@ -248,7 +286,7 @@ def infer_shapes(model: ModelProto, source: str) -> ModelProto:
     """
     try:
         return _infer(model)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as err:
+    except _INFERENCE_ERRORS as err:
         first_error = err
     # ONNX infers function-bodied ops (e.g. MeanVarianceNormalization) by
     # expanding their bodies, and some bodies break when an attribute they
@@ -258,12 +296,12 @@ def infer_shapes(model: ModelProto, source: str) -> ModelProto:
     if explicit is not None:
         try:
             return _infer(explicit)
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        except _INFERENCE_ERRORS:
             pass
     lenient = _infer_past_unknown_dims(model, first_error)
     if lenient is not None:
         return lenient
-    raise RungError(f"'{source}': inconsistent graph: {_first_line(first_error)}") from None
+    raise InvalidModelError(f"'{source}': inconsistent graph: {_first_line(first_error)}") from None
 
 
 def _infer(model: ModelProto, strict: bool = True) -> ModelProto:
@@ -272,7 +310,7 @@ def _infer(model: ModelProto, strict: bool = True) -> ModelProto:
     if seeded is not None:
         try:
             inferred = _run_inference(seeded, strict)
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+        except _INFERENCE_ERRORS:
             pass  # what the seeds reveal is judged as before: without them
         else:
             result = ModelProto()
@@ -431,7 +469,7 @@ def _infer_past_unknown_dims(model: ModelProto, err: Exception) -> ModelProto | 
         return None
     try:
         inferred = _infer(model, strict=False)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+    except _INFERENCE_ERRORS:
         return None
     known = _static_shapes(inferred)
     for op_type, name, _ in failures:

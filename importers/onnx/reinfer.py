@@ -26,6 +26,7 @@ from rung.errors import RungError
 
 from .convert import mlir_type
 from .export import GraphExporter, type_proto, value_info
+from .validate import einsum_syntax_error
 
 ConstantOf = Callable[[SSAValue], np.ndarray | None]
 """The value of an operand when the caller knows it is a constant, else None."""
@@ -103,6 +104,8 @@ def infer_result_types(op: OnnxOp, constant_of: ConstantOf | None = None) -> lis
     """
     outputs = op.onnx_outputs()
     found: list[Attribute | None] = [None] * len(outputs)
+    if _hangs_inference(op):
+        return found
     try:
         node = NodeModel(op, constant_of)
         inferred = onnx.shape_inference.infer_shapes(
@@ -119,6 +122,14 @@ def infer_result_types(op: OnnxOp, constant_of: ConstantOf | None = None) -> lis
         except RungError:
             continue
     return found
+
+
+def _hangs_inference(op: OnnxOp) -> bool:
+    """Whether ONNX's inference of `op` would never return: an Einsum equation with a
+    stray '.', '-' or '>' sends it into an endless loop."""
+    if op.SCHEMA.op_type != "Einsum" or op.SCHEMA.domain != "":
+        return False
+    return einsum_syntax_error(str(op.attr("equation"))) is not None
 
 
 __all__ = ["ConstantOf", "NodeModel", "infer_result_types"]

@@ -23,6 +23,12 @@
  * right) streams B once, four rows at a time; N <= 4, or a transposed B with M <= 4, is
  * dot products along K. Every size works, including 0 and 1; scratch comes from
  * aligned_alloc per call (with none, the direct forms are used).
+ *
+ * A loop over whole vectors (or groups of 4) is followed by a scalar loop over the rest,
+ * which starts at a bound computed from the sizes (`pv`, `jv`, `k4`), never at wherever
+ * the first loop stopped: gcc cannot bound that value below, and then assumes that the
+ * tail's index arithmetic overflows in some iteration (-Waggressive-loop-optimizations
+ * warns, once generated code makes a size constant).
  */
 #ifndef RUNG_GEMM_INCLUDED /* not RUNG_GEMM_H: a model's own header may guard with that */
 #define RUNG_GEMM_INCLUDED
@@ -219,11 +225,11 @@ static void rung_gemm_dot_tile(int64_t kc, const float *a, int64_t lda, const fl
   for (int64_t q = 0; q < tail; q += 2) {
     const float *b0 = bt + q * kc, *b1 = q + 1 < tail ? b0 + kc : b0;
     float s0[RUNG_MR], s1[RUNG_MR];
-    int64_t p = 0;
+    const int64_t pv = RUNG_GEMM_VECTOR ? kc - kc % RUNG_VW : 0; /* whole vectors end */
 #if RUNG_GEMM_VECTOR
     rung_vf acc0[RUNG_MR], acc1[RUNG_MR];
     for (int r = 0; r < RUNG_MR; ++r) acc0[r] = acc1[r] = (rung_vf){0};
-    for (; p + RUNG_VW <= kc; p += RUNG_VW) {
+    for (int64_t p = 0; p < pv; p += RUNG_VW) {
       const rung_vf bv0 = *(const rung_vfu *)(b0 + p), bv1 = *(const rung_vfu *)(b1 + p);
 #pragma GCC unroll 16
       for (int r = 0; r < RUNG_MR; ++r) {
@@ -242,7 +248,7 @@ static void rung_gemm_dot_tile(int64_t kc, const float *a, int64_t lda, const fl
 #else
     for (int r = 0; r < RUNG_MR; ++r) s0[r] = s1[r] = 0.0f;
 #endif
-    for (; p < kc; ++p)
+    for (int64_t p = pv; p < kc; ++p)
       for (int r = 0; r < RUNG_MR; ++r) {
         s0[r] += a[r * lda + p] * b0[p];
         s1[r] += a[r * lda + p] * b1[p];
@@ -264,12 +270,11 @@ static void rung_gemm_few_rows(const float *a, const float *b, float *c, int64_t
   if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(m * n));
   for (int64_t jb = 0; jb < n; jb += 2048) {
     const int64_t je = n - jb < 2048 ? n : jb + 2048;
-    int64_t p = 0;
-    for (; p + 4 <= k; p += 4) {
+    const int64_t k4 = k - k % 4, jv = RUNG_GEMM_VECTOR ? je - (je - jb) % RUNG_VW : jb;
+    for (int64_t p = 0; p < k4; p += 4) {
       const float *b0 = b + p * n, *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
-      int64_t j = jb;
 #if RUNG_GEMM_VECTOR
-      for (; j + RUNG_VW <= je; j += RUNG_VW) {
+      for (int64_t j = jb; j < jv; j += RUNG_VW) {
         const rung_vf v0 = *(const rung_vfu *)(b0 + j), v1 = *(const rung_vfu *)(b1 + j);
         const rung_vf v2 = *(const rung_vfu *)(b2 + j), v3 = *(const rung_vfu *)(b3 + j);
         for (int64_t i = 0; i < m; ++i) {
@@ -278,13 +283,13 @@ static void rung_gemm_few_rows(const float *a, const float *b, float *c, int64_t
         }
       }
 #endif
-      for (; j < je; ++j)
+      for (int64_t j = jv; j < je; ++j)
         for (int64_t i = 0; i < m; ++i) {
           const float *ar = a + i * k + p;
           c[i * n + j] += ar[0] * b0[j] + ar[1] * b1[j] + ar[2] * b2[j] + ar[3] * b3[j];
         }
     }
-    for (; p < k; ++p)
+    for (int64_t p = k4; p < k; ++p)
       for (int64_t i = 0; i < m; ++i) {
         const float av = a[i * k + p];
         for (int64_t j = jb; j < je; ++j) c[i * n + j] += av * b[p * n + j];
@@ -295,18 +300,18 @@ static void rung_gemm_few_rows(const float *a, const float *b, float *c, int64_t
 /* Dot products of rows x[0..count) (row stride ldx) with one row y, all of length k. */
 static inline void rung_gemm_dots(const float *x, int64_t ldx, int64_t count, const float *y,
                                   int64_t k, float *out) {
-  int64_t p = 0;
+  const int64_t pv = RUNG_GEMM_VECTOR ? k - k % RUNG_VW : 0; /* whole vectors end */
   float total[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #if RUNG_GEMM_VECTOR
   rung_vf s[4] = {{0}, {0}, {0}, {0}};
-  for (; p + RUNG_VW <= k; p += RUNG_VW) {
+  for (int64_t p = 0; p < pv; p += RUNG_VW) {
     const rung_vf yv = *(const rung_vfu *)(y + p);
     for (int64_t i = 0; i < count; ++i) s[i] += *(const rung_vfu *)(x + i * ldx + p) * yv;
   }
   for (int64_t i = 0; i < count; ++i)
     for (int v = 0; v < RUNG_VW; ++v) total[i] += s[i][v];
 #endif
-  for (; p < k; ++p)
+  for (int64_t p = pv; p < k; ++p)
     for (int64_t i = 0; i < count; ++i) total[i] += x[i * ldx + p] * y[p];
   for (int64_t i = 0; i < count; ++i) out[i] = total[i];
 }

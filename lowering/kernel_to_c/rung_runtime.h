@@ -49,6 +49,18 @@ static RUNG_UNUSED int rung_error(const char *where, const char *what) {
     goto done;                           \
   } while (0)
 
+/* A failed check that quotes the bad value: "<msg>, got <value>" (cut to what fits in
+ * rung_last_error after "run: "). */
+#define RUNG_FAIL_GOT(msg, fmt, value)                                      \
+  do {                                                                      \
+    char rung_got_[sizeof rung_last_error - sizeof "run: " + 1];            \
+    snprintf(rung_got_, sizeof rung_got_, "%s, got " fmt, (msg), (value));  \
+    rc = rung_error("run", rung_got_);                                      \
+    goto done;                                                              \
+  } while (0)
+#define RUNG_FAIL_GOT_I64(msg, value) RUNG_FAIL_GOT(msg, "%lld", (long long)(value))
+#define RUNG_FAIL_GOT_F64(msg, value) RUNG_FAIL_GOT(msg, "%g", (double)(value))
+
 /* ---- half types: f16 computes as float, bf16 is stored as its upper 16 bits -------------- */
 
 static inline RUNG_UNUSED float rung_round_f16(float x) { return (float)(_Float16)x; }

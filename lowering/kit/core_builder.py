@@ -437,7 +437,9 @@ class CoreBuilder:
         fits = self.binary(
             "and", self.compare("ge", wrapped, zero), self.compare("lt", wrapped, dim_v)
         )
-        return self.check(wrapped, fits, f"{what}: an index is out of range of the dim it indexes")
+        return self.check(
+            wrapped, fits, f"{what}: an index is out of range of the dim it indexes", culprit=idx
+        )
 
     def sizes_like(self, sizes: Sequence[Size], idx: SSAValue) -> SSAValue:
         """`sizes` (read at run time where dynamic) in `idx`'s element type, broadcast
@@ -475,12 +477,18 @@ class CoreBuilder:
         )
         return self.insert(new).results[0]
 
-    def check(self, value: SSAValue, cond: SSAValue, message: str) -> SSAValue:
+    def check(
+        self, value: SSAValue, cond: SSAValue, message: str, culprit: SSAValue | None = None
+    ) -> SSAValue:
         """`value`, once every element of `cond` (i1) holds at run time; else the run
         fails with `message` and the node's name. Use the result: that orders the
-        check before whatever the value guards."""
+        check before whatever the value guards.
+
+        `culprit` (numbers shaped like `cond`, or one number) is what the error
+        quotes: the first element whose condition failed, so that the user sees
+        the bad index, axis or size, not just that there was one."""
         new = core.CheckOp.create(
-            operands=[value, cond],
+            operands=[value, cond] if culprit is None else [value, cond, culprit],
             result_types=[value.type],
             properties={"message": StringAttr(message)},
         )

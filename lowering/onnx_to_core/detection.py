@@ -121,4 +121,4 @@ def _checked_iou(b: CoreBuilder, iou: SSAValue) -> SSAValue:
         b.compare("ge", iou, b.scalar(0, f32)),
         b.compare("le", iou, b.scalar(1, f32)),
     )
-    return b.check(iou, fits, f"{_NAME}: iou_threshold must be in range [0, 1]")
+    return b.check(iou, fits, f"{_NAME}: iou_threshold must be in range [0, 1]", culprit=iou)

@@ -21,6 +21,7 @@ from xdsl.ir import SSAValue
 from rung.dialects import core
 from rung.dialects.dtypes import i64
 from rung.dialects.onnx import generated_ops as onnx
+from rung.importers.onnx.validate import einsum_syntax_error
 from rung.lowering.kit import (
     CoreBuilder,
     DimOf,
@@ -110,6 +111,10 @@ def _run_time_diagonal(b: CoreBuilder, x: SSAValue, n: Size, flat: int) -> SSAVa
 
 def _parse(equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
     """Operand letter strings and the output letters, with `...` spelled out."""
+    problem = einsum_syntax_error(equation)
+    if problem is not None:
+        shown = equation if len(equation) <= 60 else equation[:60] + "..."
+        raise LoweringError(f"Einsum: equation {shown!r} is malformed: {problem}")
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     terms = lhs.split(",")
@@ -130,7 +135,8 @@ def _parse(equation: str, ranks: Sequence[int]) -> tuple[list[str], str]:
             n = r - (len(t) - 3)
             t = t.replace("...", ell[ell_rank - n :])
         if len(t) != r:
-            raise LoweringError(f"Einsum: term {t!r} does not match rank {r}")
+            shown = t if len(t) <= 60 else t[:60] + "..."
+            raise LoweringError(f"Einsum: term {shown!r} does not match rank {r}")
         expanded.append(t)
     if arrow:
         output = out.replace("...", ell)

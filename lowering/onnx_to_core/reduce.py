@@ -303,11 +303,12 @@ def _axes_mask(b: CoreBuilder, axes: SSAValue, rank: int, noop: bool) -> SSAValu
     length = shape_of_type(axes.type)
     if length is None or len(length) != 1:
         raise LoweringError(f"axes must be a 1-D tensor, got {axes.type}")
-    axes = b.wrap_indices(b.cast(axes, i64), rank)
+    given = b.cast(axes, i64)
+    axes = b.wrap_indices(given, rank)
     fits = b.binary(
         "and", b.compare("ge", axes, b.splat(0, axes)), b.compare("lt", axes, b.splat(rank, axes))
     )
-    axes = b.check(axes, fits, f"axes must lie in [{-rank}, {rank - 1}]")
+    axes = b.check(axes, fits, f"axes must lie in [{-rank}, {rank - 1}]", culprit=given)
     grid = tensor(i64, [length[0], rank])
     shape = None
     if length[0] < 0:
@@ -547,7 +548,8 @@ def _checked_k(b: CoreBuilder, k: SSAValue, x: SSAValue, axis: int) -> SSAValue:
         b.compare("ge", k, b.constant(np.array([0], np.int64))),
         b.compare("le", k, size),
     )
-    return b.check(k, fits, f"TopK: K is negative or larger than the size of axis {axis}")
+    message = f"TopK: K is negative or larger than the size of axis {axis}"
+    return b.check(k, fits, message, culprit=k)
 
 
 def _sizes_with(b: CoreBuilder, x: SSAValue, k: SSAValue, axis: int) -> SSAValue:

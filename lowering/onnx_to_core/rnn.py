@@ -205,6 +205,8 @@ class _Cell:
         self.gates = gates
         x, w, r, bias, init_h = op.X, op.W, op.R, op.B, op.initial_h
         self.layout = int(op.attr("layout") or 0)  # type: ignore[arg-type]
+        if self.layout not in (0, 1):
+            raise LoweringError(f"layout must be 0 or 1, got {self.layout}")
         if len(ranked_shape(x)) != 3:
             raise LoweringError(f"X must have rank 3, got {x.type}")
         if self.layout == 1:
@@ -214,10 +216,7 @@ class _Cell:
             raise LoweringError(f"unknown direction '{direction}'")
         self.reverse = [False, True] if direction == "bidirectional" else [direction == "reverse"]
         self.dirs = len(self.reverse)
-        hidden = op.attr("hidden_size") or ranked_shape(r)[-1]
-        if int(hidden) < 0:  # type: ignore[call-overload]
-            raise LoweringError("hidden_size needs the attribute or a static R")
-        self.hidden = int(hidden)  # type: ignore[call-overload]
+        self.hidden = self._hidden_size(op.attr("hidden_size"), r)
         seq, batch, size = b.dims(x)
         self.seq = seq
         states = [op.initial_h, getattr(op, "initial_c", None)]
@@ -249,6 +248,21 @@ class _Cell:
             for d in range(self.dirs)
         ]
 
+    @staticmethod
+    def _hidden_size(attribute: object, r: SSAValue) -> int:
+        """The attribute, else the last dim of R (`[dirs, gates·hidden, hidden]`)."""
+        if attribute is not None:
+            hidden = int(attribute)  # type: ignore[call-overload]
+            if hidden <= 0:
+                raise LoweringError(f"hidden_size must be positive, got {hidden}")
+            return hidden
+        shape = ranked_shape(r)
+        if len(shape) != 3 or shape[-1] < 0:
+            raise LoweringError(
+                f"hidden_size needs the attribute or a static R of rank 3, got {r.type}"
+            )
+        return shape[-1]
+
     @property
     def element(self) -> Attribute:
         return element_of(self.x.type)
@@ -267,6 +281,14 @@ class _Cell:
         b = self.b
         values = constant_array(lens)
         seq = static_size(self.seq)
+        if values is None or seq < 0:
+            lens = _fit(b, lens, [self.batch], "sequence_lens")
+        elif values.ndim != 1 or static_size(self.batch) not in (-1, values.size):
+            batch = static_size(self.batch)
+            raise LoweringError(
+                f"sequence_lens has shape {list(values.shape)}, expected "
+                f"[{batch if batch >= 0 else 'batch'}]"
+            )
         if values is not None and seq >= 0:
             if not np.all(values == seq):
                 raise LoweringError("sequence_lens other than the full length is not supported")

@@ -65,7 +65,7 @@ def compress(b: CoreBuilder, op: onnx.CompressOp) -> Results:
     if not _fits(ranked_shape(cond)[0], static_size(extent)):
         inside = b.compare("lt", indices, size_like(b, extent, indices))
         message = "Compress: the condition is true past the end of the axis"
-        indices = b.check(indices, inside, message)
+        indices = b.check(indices, inside, message, culprit=indices)
     return [declared(b, b.gather(x, indices, axis), op.output.type, "Compress")]
 
 
@@ -115,7 +115,8 @@ def reverse_sequence(b: CoreBuilder, op: onnx.ReverseSequenceOp) -> Results:
     in_range = b.binary(
         "and", b.compare("ge", lens, zero), b.compare("le", lens, size_like(b, steps, lens))
     )
-    lens = b.check(lens, in_range, "ReverseSequence: a sequence length is outside [0, time steps]")
+    message = "ReverseSequence: a sequence length is outside [0, time steps]"
+    lens = b.check(lens, in_range, message, culprit=lens)
     plane = sizes[:2]
     t = iota(b, plane, time)
     n = b.broadcast_in_dim(lens, [batch], t)

@@ -230,7 +230,7 @@ def _product(b: CoreBuilder, x: SSAValue, count: int) -> AnySize:
 
 def _positive(b: CoreBuilder, value: SSAValue, message: str) -> SSAValue:
     """A rank-0 i64, checked by the run to be positive."""
-    return b.check(value, b.compare("gt", value, b.scalar(0, i64)), message)
+    return b.check(value, b.compare("gt", value, b.scalar(0, i64)), message, culprit=value)
 
 
 def _scalar(b: CoreBuilder, v: SSAValue, what: str) -> SSAValue:

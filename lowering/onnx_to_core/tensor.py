@@ -357,7 +357,7 @@ def _axes_mask(b: CoreBuilder, axes_v: SSAValue, rank: int, count: int, what: st
         b.compare("ge", axes, b.splat(-rank, axes)),
         b.compare("lt", axes, b.splat(rank, axes)),
     )
-    axes = b.check(axes, in_range, f"{what}: an axis is out of range for rank {rank}")
+    axes = b.check(axes, in_range, f"{what}: an axis is out of range for rank {rank}", culprit=axes)
     length = b.compare("eq", b.shape_of(axes), b.constant(np.array([count], np.int64)))
     axes = b.check(axes, length, f"{what} needs {count} axes")
     axes = b.wrap_indices(axes, rank)
@@ -543,7 +543,7 @@ def _runtime_split(b: CoreBuilder, op: onnx.SplitOp, axis: int) -> Results:
     else:
         split = _vector_of(b, b.cast(op.split, i64), outputs, "Split's split")
         natural = b.compare("ge", split, b.splat(0, split))
-        split = b.check(split, natural, "Split's sizes must not be negative")
+        split = b.check(split, natural, "Split's sizes must not be negative", culprit=split)
         total = b.compare("eq", b.reduce("sum", split, [0]), _scalar_of(b, n))
         split = b.check(split, total, "Split's sizes must add up to the dim")
         for i in range(outputs):
@@ -627,14 +627,14 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
             else _iota_like(b, b.cast(starts_v, i64))
         )
     else:
-        axes = b.wrap_indices(b.cast(axes_v, i64), rank)
+        axes = b.wrap_indices(b.cast(axes_v, i64), rank, "Slice's axes")
     if steps_v is None:
         steps = b.constant(np.ones(count, np.int64)) if count >= 0 else b.splat(1, axes)
     else:
         steps = b.cast(steps_v, i64)
         if constant_array(steps_v) is None:
             nonzero = b.compare("ne", steps, b.splat(0, steps))
-            steps = b.check(steps, nonzero, "Slice's steps must not be 0")
+            steps = b.check(steps, nonzero, "Slice's steps must not be 0", culprit=steps)
     full_dims = (
         b.constant(np.array(shape, np.int64)) if all(d >= 0 for d in shape) else b.shape_of(x)
     )
@@ -665,17 +665,18 @@ def _runtime_slice(b: CoreBuilder, op: onnx.SliceOp) -> SSAValue:
     if is_static(out):
         sizes = b.constant(np.array(ranked_shape(out), np.int64))
     else:
-        # ceil(span / step) for spans and steps of the same sign, else 0.
+        # ceil(span / step) for spans and steps of the same sign, else 0, written as
+        # (span - sign) / step + 1 so that a huge step cannot overflow.
         span = b.binary("sub", clamp(ends_v), starts)
-        step_less_one = b.binary(
-            "sub",
-            steps,
-            b.select(
-                b.compare("lt", steps, b.splat(0, steps)), b.splat(-1, steps), b.splat(1, steps)
-            ),
+        sign = b.select(
+            b.compare("lt", steps, b.splat(0, steps)), b.splat(-1, steps), b.splat(1, steps)
         )
-        size = b.binary("div", b.binary("add", span, step_less_one), steps)
-        size = b.binary("max", size, b.splat(0, size))
+        ahead = b.binary("div", b.binary("sub", span, sign), steps)
+        size = b.select(
+            b.compare("gt", b.binary("mul", span, sign), b.splat(0, span)),
+            b.binary("add", ahead, b.splat(1, ahead)),
+            b.splat(0, span),
+        )
         sizes = spread(size, full_dims)
         if shape_of_type(out) is None:
             out = tensor(element_of(x.type), [-1] * rank)
@@ -989,7 +990,7 @@ def _runtime_tile(
         reps_static = [-1] * rank
         reps = _vector_of(b, b.cast(repeats_v, i64), rank, "Tile's repeats")
         fits = b.compare("ge", reps, b.splat(0, reps))
-        reps = b.check(reps, fits, "Tile's repeats must not be negative")
+        reps = b.check(reps, fits, "Tile's repeats must not be negative", culprit=reps)
     dims = b.shape_vector(b.dims(x))
     picks = b.constant(np.array([i for d in range(rank) for i in (d, rank + d)], np.int64))
     interleaved = b.gather(b.concat([reps, dims], 0), picks, 0)
@@ -1146,6 +1147,15 @@ def size_(b: CoreBuilder, op: onnx.SizeOp) -> Results:
     return [b.reduce("prod", b.shape_of(x), [0])]
 
 
+_MOST_ELEMENTS = 2**48
+"""A bound on a count read at run time before it becomes an i64 (a float's cast is
+undefined past the i64 range); far above what any buffer holds."""
+
+_RANGE_COUNT = (
+    f"Range's count ceil((limit - start) / delta) must be finite and at most {_MOST_ELEMENTS}"
+)
+
+
 @lowers(onnx.RangeOp)
 def range_(b: CoreBuilder, op: onnx.RangeOp) -> Results:
     start_v, limit_v, delta_v = op.start, op.limit, op.delta
@@ -1154,7 +1164,11 @@ def range_(b: CoreBuilder, op: onnx.RangeOp) -> Results:
     if any(v is None for v in values):
         return [_runtime_range(b, start_v, limit_v, delta_v, result)]
     start, limit, delta = (np.asarray(v).reshape(()) for v in values)  # type: ignore[arg-type]
-    count = max(int(np.ceil((limit - start) / delta)), 0)
+    with np.errstate(all="ignore"):
+        steps = float(np.ceil(np.float64(limit - start) / np.float64(delta)))
+    if not steps <= _MOST_ELEMENTS:  # NaN too
+        raise LoweringError(f"{_RANGE_COUNT}, got {steps:g}")
+    count = max(int(steps), 0)
     dtype = numpy_dtype(element_of(result))
     out = (start + np.arange(count) * delta).astype(dtype)
     return [b.retype(b.constant(out), result)]
@@ -1174,6 +1188,8 @@ def _runtime_range(
     start, limit, delta = (_scalar_of(b, v) for v in (start, limit, delta))
     wide = [b.cast(v, f64) for v in (start, limit, delta)]
     steps = b.unary("ceil", b.binary("div", b.binary("sub", wide[1], wide[0]), wide[2]))
+    fits = b.compare("le", steps, b.splat(float(_MOST_ELEMENTS), steps))  # false for NaN
+    steps = b.check(steps, fits, _RANGE_COUNT, culprit=steps)
     count = b.cast(b.binary("max", steps, b.splat(0, steps)), i64)
     line = tensor(i64, [-1])
     iota = b.insert(
@@ -1303,6 +1319,28 @@ def one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> Results:
     return [b.select(hot, off_on[1], off_on[0])]
 
 
+def _run_time_depth(b: CoreBuilder, depth: SSAValue) -> SSAValue:
+    """OneHot's depth read at run time, as an i64 scalar, checked to be a count.
+
+    A float depth is checked before the cast (NaN, an infinity or 1e30 have no
+    i64 value: the cast would be undefined), an integer one after it.
+    """
+    value = one_value(b, depth, "OneHot's depth")
+    message = f"OneHot's depth must be a number of classes in [0, {_MOST_ELEMENTS}]"
+    if numpy_dtype(element_of(value.type)).kind == "f":
+        low = b.compare("ge", value, b.splat(0, value))
+        high = b.compare("le", value, b.splat(float(_MOST_ELEMENTS), value))
+        value = b.check(value, b.binary("and", low, high), message, culprit=value)
+        return b.cast(value, i64)
+    value = b.cast(value, i64)
+    fits = b.binary(
+        "and",
+        b.compare("ge", value, b.splat(0, value)),
+        b.compare("le", value, b.splat(_MOST_ELEMENTS, value)),
+    )
+    return b.check(value, fits, message, culprit=value)
+
+
 def _runtime_one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> SSAValue:
     """OneHot with run-time dims: the indices' dims, with the depth (a value read at
     run time unless it is a constant) inserted at `axis`."""
@@ -1316,9 +1354,7 @@ def _runtime_one_hot(b: CoreBuilder, op: onnx.OneHotOp) -> SSAValue:
             raise LoweringError(f"OneHot's depth must not be negative, got {depth}")
         depth_v = b.constant(np.array(depth, np.int64))
     else:
-        depth_v = one_value(b, b.cast(op.depth, i64), "OneHot's depth")
-        fits = b.compare("ge", depth_v, b.splat(0, depth_v))
-        depth = depth_v = b.check(depth_v, fits, "OneHot's depth must not be negative")
+        depth = depth_v = _run_time_depth(b, op.depth)
     out_static = [*shape[:axis], depth if isinstance(depth, int) else -1, *shape[axis:]]
     shape_v: SSAValue | None = None
     if any(d < 0 for d in out_static):

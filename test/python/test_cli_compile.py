@@ -6,11 +6,14 @@ executable to check the exit code and that no traceback escapes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -382,3 +385,99 @@ def test_the_real_command(model_file: Path, tmp_path: Path) -> None:
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("rung: error: ")
+
+
+# ---- staging folders -------------------------------------------------------------------------
+
+
+def staging_folders(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if native.STAGING_TAG in p.name]
+
+
+def start_hanging_compile(model: Path, out: Path, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+    """`rung compile` in a process of its own, stopped in the C compiler (a script that
+    never compiles), so that it is killed while its staging folder exists."""
+    marker = tmp_path / "cc-started"
+    cc = tmp_path / "hanging-cc"
+    cc.write_text(f"#!/bin/sh\ntouch '{marker}'\nexec sleep 120\n")
+    cc.chmod(0o755)
+    env = {**os.environ, "CC": str(cc), "RUNG_CACHE_DIR": str(tmp_path / "cache")}
+    rung_bin = Path(sys.executable).with_name("rung")
+    proc = subprocess.Popen(
+        [str(rung_bin), "compile", str(model), "-o", str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while not marker.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"the compile did not reach the C compiler: {proc.stderr.read()}")  # type: ignore[union-attr]
+        time.sleep(0.05)
+    return proc, marker
+
+
+def test_a_killed_compile_leaves_a_folder_the_next_run_removes(
+    model_file: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    proc, _ = start_hanging_compile(model_file, work / "out", tmp_path)
+    assert len(staging_folders(work)) == 1
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    [stale] = staging_folders(work)
+    assert stale.startswith(".out.")
+    # Look-alikes that are not a stale staging folder of ours all stay.
+    live = f".out.{native.STAGING_TAG}-{native._host_tag()}-{os.getpid()}-abcdefgh"
+    keep = [".out.keep", live, stale + "x", stale.replace(native.STAGING_TAG, "rung-stage")]
+    for name in keep:
+        (work / name).mkdir()
+    (work / stale.replace(".out.", ".file.", 1)).write_text("a file, not a folder")
+    assert rung("compile", model_file, "-o", work / "out") == 0
+    assert stale not in leftovers(work)
+    assert set(keep) <= set(leftovers(work))
+    assert (work / "out" / "libaffine.so").exists()
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)]
+)
+def test_sigterm_and_ctrl_c_remove_the_staging_folder(
+    model_file: Path, tmp_path: Path, signum: int, code: int
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    proc, _ = start_hanging_compile(model_file, work / "out", tmp_path)
+    assert len(staging_folders(work)) == 1
+    try:
+        proc.send_signal(signum)
+        proc.wait(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the compiler script, if still there
+    assert proc.returncode == code, proc.stderr.read()  # type: ignore[union-attr]
+    assert leftovers(work) == []
+    assert not (work / "out").exists()
+
+
+@pytest.mark.parametrize("error", [RuntimeError("the build broke"), KeyboardInterrupt()])
+def test_an_exception_during_compile_leaves_nothing(
+    model_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: BaseException
+) -> None:
+    def broken_build(*args: object, **kwargs: object) -> Path:
+        raise error
+
+    monkeypatch.setattr(native, "build_library", broken_build)
+    work = tmp_path / "work"
+    work.mkdir()
+    with pytest.raises(type(error)):
+        compile_model(model_file, work / "out")
+    assert leftovers(work) == [] and not (work / "out").exists()
+    (work / "out").mkdir()  # an existing output folder: staged beside it, left as it was
+    with pytest.raises(type(error)):
+        compile_model(model_file, work / "out")
+    assert leftovers(work) == [] and list((work / "out").iterdir()) == []
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

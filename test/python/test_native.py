@@ -114,6 +114,41 @@ def test_a_changed_program_is_rebuilt(program: object) -> None:
     assert native.cached_build(other) != first
 
 
+def dead_pid() -> int:
+    """The pid of a process that has ended (and was reaped)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_stale_build_folders_are_removed_by_the_next_build(
+    program: object, fresh_cache: Path
+) -> None:
+    """A build killed by SIGKILL leaves its staging folder; the next build that misses the
+    cache removes it, and only folders of exactly our pattern whose process is gone."""
+    fresh_cache.mkdir()
+    here, elsewhere = native._host_tag(), "0badc0de"
+    tag = native.STAGING_TAG
+    stale = [
+        f".build.{tag}-{here}-{dead_pid()}-abcd_123",  # its process has ended
+        f".build.{tag}-{elsewhere}-{os.getpid()}-abcdefgh",  # another machine's, but old
+    ]
+    kept = [
+        f".build.{tag}-{here}-{os.getpid()}-abcdefgh",  # a live process: this one
+        f".build.{tag}-{elsewhere}-{dead_pid()}-abcdefgh",  # another machine's, recent
+        f".build.{tag}-{here}-{dead_pid()}-abcdefgh.x",  # not our exact pattern
+        f".build-{dead_pid()}",
+        ".build-abcdefgh",
+    ]
+    for name in stale + kept:
+        (fresh_cache / name).mkdir()
+    (fresh_cache / stale[0] / "model.c").write_text("half a build")
+    old = os.stat(fresh_cache).st_mtime - native.STALE_AFTER - 60
+    os.utime(fresh_cache / stale[1], (old, old))
+    folder = native.cached_build(program)  # type: ignore[arg-type]
+    assert sorted(p.name for p in fresh_cache.iterdir()) == sorted([*kept, folder.name])
+
+
 # ---- the compiler ----------------------------------------------------------------------------
 
 

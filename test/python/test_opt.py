@@ -584,3 +584,67 @@ def test_missing_optional_package_is_one_line(
         "opt: error: target 'llvm' needs the Python package 'llvmlite', which is not "
         "installed (pip install llvmlite)"
     )
+
+
+BAD_MODULES = {
+    # xDSL parses a float of a width it cannot pack, then fails to verify or print it.
+    "f80 float attribute": (
+        "builtin.module attributes {onnx.ir_version = 13 : f80} {\n"
+        "  func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "    func.return %x : tensor<2xf32>\n  }\n}\n",
+        "a float value of type f80 is not supported",
+    ),
+    "f80 dense constant": (
+        "func.func @f() -> tensor<2xf32> {\n"
+        "  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf80>\n"
+        "  %y = core.constant() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n",
+        "a float value of a type that is not supported",
+    ),
+    # xDSL's dense array of a zero-width integer divides by zero.
+    "i0 dense array": (
+        "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %y = core.transpose(%x) {perm = array<i0: 0>} : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n",
+        "malformed input (ZeroDivisionError",
+    ),
+    # An op that uses its own result: lowering such a cycle ended in an internal error.
+    "use before definition": (
+        "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %y = core.binary add(%x, %y) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n",
+        "'core.binary' uses %y where its definition does not come first",
+    ),
+    "use of a later value": (
+        "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %y = core.binary add(%x, %z) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+        "  %z = core.unary neg(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n",
+        "'core.binary' uses %z where its definition does not come first",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_MODULES))
+def test_malformed_modules_get_one_line_errors(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, message = BAD_MODULES[case]
+    code, out, err = run([str(write(tmp_path / "m.mlir", text)), "--lower-to-kernel"], capsys)
+    assert code == 1
+    assert out == ""
+    assert message in err.splitlines()[0]
+    assert "Traceback" not in err
+
+
+def test_values_from_enclosing_blocks_are_still_in_scope() -> None:
+    """The dominance check allows a value defined before a region to be used inside it."""
+    text = (
+        "func.func @f(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %n = core.unary neg(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  %y = core.if(%c) : (tensor<i1>) -> tensor<2xf32> then {\n"
+        "    core.yield(%n) : (tensor<2xf32>) -> ()\n  } else {\n"
+        "    core.yield(%x) : (tensor<2xf32>) -> ()\n  }\n"
+        "  func.return %y : tensor<2xf32>\n}\n"
+    )
+    parse_module(text)

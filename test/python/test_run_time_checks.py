@@ -11,6 +11,12 @@
   shape must match it (the declared one was returned silently).
 - A run-time size too large to allocate (or whose byte count overflows) fails
   the run before any allocation, naming the node.
+- Slice's run-time axes are checked like indices (huge or negative ones used
+  to crash, or read garbage), and a huge step cannot overflow the size
+  arithmetic. Tile's repeats, OneHot's depth (NaN, infinite or huge floats
+  have no integer value) and Range's count (an infinite limit, a zero delta)
+  are checked before they size anything.
+- Every such error quotes the bad value ("..., got 7").
 """
 
 from __future__ import annotations
@@ -107,6 +113,9 @@ CASES: dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray], dict[str, np.ndar
     ),
 }
 
+BAD = {"Gather": 5, "GatherElements": -4, "GatherND": 4, "ScatterElements": 1000, "ScatterND": -5}
+"""The bad index in each case's bad feed, which the error must quote."""
+
 
 @pytest.mark.parametrize("level", ["core", "kernel"])
 @pytest.mark.parametrize("op", sorted(CASES))
@@ -115,7 +124,8 @@ def test_out_of_range_index_fails_the_run(op: str, level: str) -> None:
     session = InferenceSession(model, level=level)
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     np.testing.assert_allclose(session.run(None, good)[0], want.run(None, good)[0], rtol=1e-6)
-    with pytest.raises(RungError, match=f"node 'op': {op}: an index is out of range"):
+    message = f"node 'op': {op}: an index is out of range of the dim it indexes, got {BAD[op]}$"
+    with pytest.raises(RungError, match=message):
         session.run(None, bad)
     # The session is still usable after the failed run.
     np.testing.assert_allclose(session.run(None, good)[0], want.run(None, good)[0], rtol=1e-6)
@@ -186,3 +196,127 @@ def test_size_too_large_to_allocate_fails_the_run(level: str) -> None:
     assert session.run(None, {"x": x, "s": np.array([2, 1, 3])})[0].shape == (2, 1, 3)
     with pytest.raises(RungError, match="node 'e': "):
         session.run(None, {"x": x, "s": np.array([2**40] * 3)})
+
+
+def _ort(model: onnx.ModelProto, feed: dict[str, np.ndarray]) -> np.ndarray:
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, feed)[0]
+
+
+def _slice_model() -> onnx.ModelProto:
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "p"], ["y"], name="op")
+    inputs = [helper.make_tensor_value_info("x", F, [3, 4])] + [
+        helper.make_tensor_value_info(n, I64, [1]) for n in "seap"
+    ]
+    return _model(node, inputs, ["r", "c"])
+
+
+def _slice_feed(start: int, end: int, axis: int, step: int) -> dict[str, np.ndarray]:
+    feed = {"x": np.arange(12, dtype=np.float32).reshape(3, 4)}
+    for name, v in zip("seap", (start, end, axis, step), strict=True):
+        feed[name] = np.array([v], np.int64)
+    return feed
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_slice_axes_and_steps_are_checked(level: str) -> None:
+    model = _slice_model()
+    session = InferenceSession(model, level=level)
+    big = 2**62
+    for good in (
+        (0, 3, -1, 2),
+        (big, -big, 1, -big),  # steps so large that ceil(span / step) used to overflow
+        (-big, big, 0, big),
+        (big, -big, -2, -1),
+        (2, 1, 1, 1),  # empty
+    ):
+        feed = _slice_feed(*good)
+        np.testing.assert_array_equal(session.run(None, feed)[0], _ort(model, feed))
+    for bad, message in (
+        ((0, 2, -7, 1), "Slice's axes: an index is out of range of the dim it indexes, got -7"),
+        (
+            (0, 2, 2**40, 1),
+            "Slice's axes: an index is out of range of the dim it indexes, got 1099511627776",
+        ),
+        ((0, 2, 1, 0), "Slice's steps must not be 0, got 0"),
+    ):
+        with pytest.raises(RungError, match=f"node 'op': {message}$"):
+            session.run(None, _slice_feed(*bad))
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_tile_repeats_are_checked(level: str) -> None:
+    node = helper.make_node("Tile", ["x", "r"], ["y"], name="op")
+    inputs = [
+        helper.make_tensor_value_info("x", F, [2, 3]),
+        helper.make_tensor_value_info("r", I64, [2]),
+    ]
+    model = _model(node, inputs, ["a", "b"])
+    session = InferenceSession(model, level=level)
+    feed = {"x": _data(2, 3), "r": np.array([2, 1], np.int64)}
+    np.testing.assert_array_equal(session.run(None, feed)[0], _ort(model, feed))
+    with pytest.raises(RungError, match="node 'op': Tile's repeats must not be negative, got -1$"):
+        session.run(None, {**feed, "r": np.array([3, -1], np.int64)})
+    with pytest.raises(RungError, match="node 'op': "):  # too large to allocate
+        session.run(None, {**feed, "r": np.array([2**40, 2**40], np.int64)})
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_one_hot_depth_is_checked(level: str) -> None:
+    node = helper.make_node("OneHot", ["i", "d", "v"], ["y"], name="op")
+    inputs = [
+        helper.make_tensor_value_info("i", I64, [3]),
+        helper.make_tensor_value_info("d", F, []),
+        helper.make_tensor_value_info("v", F, [2]),
+    ]
+    model = _model(node, inputs, [3, "d"])
+    session = InferenceSession(model, level=level)
+    feed = {
+        "i": np.array([0, 2, -1], np.int64),
+        "d": np.array(4.0, np.float32),
+        "v": np.array([0.5, 2.0], np.float32),
+    }
+    np.testing.assert_array_equal(session.run(None, feed)[0], _ort(model, feed))
+    for depth, quoted in ((np.nan, "nan"), (1e30, "1e\\+30"), (-3.0, "-3"), (np.inf, "inf")):
+        with pytest.raises(
+            RungError,
+            match=f"node 'op': OneHot's depth must be a number of classes in \\[0, \\d+\\], got {quoted}$",
+        ):
+            session.run(None, {**feed, "d": np.array(depth, np.float32)})
+
+
+def _range_model() -> onnx.ModelProto:
+    node = helper.make_node("Range", ["a", "b", "c"], ["y"], name="op")
+    inputs = [helper.make_tensor_value_info(n, F, []) for n in "abc"]
+    return _model(node, inputs, ["n"])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_range_count_is_checked(level: str) -> None:
+    model = _range_model()
+    session = InferenceSession(model, level=level)
+
+    def feed(a: float, b: float, c: float) -> dict[str, np.ndarray]:
+        return {k: np.array(v, np.float32) for k, v in zip("abc", (a, b, c), strict=True)}
+
+    for good in ((0, 5, 1.5), (3, -2, -1), (1, 1, 1)):
+        np.testing.assert_allclose(session.run(None, feed(*good))[0], _ort(model, feed(*good)))
+    for bad, quoted in (((0, np.inf, 1), "inf"), ((0, np.nan, 1), "nan"), ((0, 5, 0), "inf")):
+        with pytest.raises(
+            RungError,
+            match=f"node 'op': Range's count .* must be finite and at most \\d+, got {quoted}$",
+        ):
+            session.run(None, feed(*bad))
+
+
+def test_constant_range_with_zero_delta_is_refused_at_compile_time() -> None:
+    model = _range_model()
+    model.graph.input.pop()
+    model.graph.initializer.append(onnx.numpy_helper.from_array(np.array(0, np.float32), "c"))
+    for name, value in (("a", 0), ("b", 5)):
+        model.graph.input.pop(0)
+        model.graph.initializer.append(
+            onnx.numpy_helper.from_array(np.array(value, np.float32), name)
+        )
+    with pytest.raises(RungError, match="Range's count .* got inf"):
+        InferenceSession(model, level="core")

@@ -7,7 +7,11 @@ different byte pattern each time) and writes raw outputs. A test passes only
 with no sanitizer finding (leaks included), identical outputs from both runs,
 and outputs matching the case's expected ones within its tolerances.
 
-SAMPLE is a fixed list spanning the op families the kernel level lowers.
+SAMPLE is a fixed list spanning the op families the kernel level lowers; the
+`kernel-sanitized` level runs every case this way (`rung conformance --level
+kernel-sanitized`, the long sanitizer run; models with sequences, optionals or
+strings as a sanitized library in a process of its own), and its tests are here
+too.
 A case that does not lower to the kernel level yet is skipped with the
 reason, but `test_enough_of_the_sample_ran` fails if fewer than MIN_RAN of
 the sample ran. The first tests check that the harness really catches each
@@ -30,8 +34,14 @@ from onnx import TensorProto, helper, numpy_helper
 
 from rung.lowering.kernel_to_c import CProgram, generate_c
 from rung.runtime import InferenceSession, native
-from rung.runtime.conformance import Case, collect_cases, compare
-from rung.runtime.levels import EvaluationError, UnsupportedOpError
+from rung.runtime.conformance import Case, collect_cases, compare, run_case
+from rung.runtime.levels import (
+    EvaluationError,
+    UnsupportedOpError,
+    get_level,
+    register_level,
+    unregister_level,
+)
 from rung.runtime.native import SanitizerError
 from rung.runtime.session import NodeArg, check_value
 
@@ -171,32 +181,42 @@ def test_a_clean_program_passes() -> None:
     np.testing.assert_array_equal(got[0], np.maximum(x + w, 0))
 
 
-@pytest.mark.parametrize(
-    ("inject", "finding"),
-    [
-        (
-            dict(at_start="  { volatile float *p = (float *)inputs[0].data; p[6] += 1.0f; }"),
-            "AddressSanitizer: heap-buffer-overflow",
-        ),
-        (
-            dict(at_start="  { void *volatile lost = malloc(24); (void)lost; }"),
-            "LeakSanitizer: detected memory leaks",
-        ),
-        (
-            dict(at_start="  { volatile int32_t big = INT32_MAX; big = big + 1; }"),
-            "runtime error: signed integer overflow",
-        ),
-        (
-            dict(unused_arena_read=True),
-            "run 2 gave different outputs than run 1",
-        ),
-    ],
-    ids=["overflow", "leak", "undefined", "uninitialized-arena"],
-)
-def test_the_harness_reports_findings(inject: dict, finding: str) -> None:
+FINDINGS = [
+    (
+        dict(at_start="  { volatile float *p = (float *)inputs[0].data; p[6] += 1.0f; }"),
+        "AddressSanitizer: heap-buffer-overflow",
+        r"AddressSanitizer: heap-buffer-overflow model\.c:\d+ in model_run$",
+    ),
+    (
+        dict(at_start="  { void *volatile lost = malloc(24); (void)lost; }"),
+        "LeakSanitizer: detected memory leaks",
+        r"LeakSanitizer: \d+ byte\(s\) leaked in \d+ allocation\(s\)\.$",
+    ),
+    (
+        dict(at_start="  { volatile int32_t big = INT32_MAX; big = big + 1; }"),
+        "runtime error: signed integer overflow",
+        r"model\.c:\d+:\d+: runtime error: signed integer overflow: 2147483647 \+ 1 ",
+    ),
+    (
+        dict(unused_arena_read=True),
+        "run 2 gave different outputs than run 1",
+        r"rung_harness: run 2 gave different outputs than run 1",
+    ),
+]
+FINDING_IDS = ["overflow", "leak", "undefined", "uninitialized-arena"]
+
+
+@pytest.mark.parametrize(("inject", "finding", "first_line"), FINDINGS, ids=FINDING_IDS)
+def test_the_harness_reports_findings(inject: dict, finding: str, first_line: str) -> None:
+    """The full report is in the error; its first line says what was found, and where,
+    without addresses or folders (a scoreboard shows only that line)."""
     with pytest.raises(SanitizerError) as info:
         native.run_in_harness(broken(**inject), xw())
     assert finding in str(info.value)
+    head = str(info.value).splitlines()[0]
+    assert head.startswith("the sanitizer build of 'model' found a problem: ")
+    assert re.search(first_line, head), head
+    assert "0x" not in head and "/" not in head
 
 
 def test_model_errors_are_evaluation_errors() -> None:
@@ -211,6 +231,117 @@ def test_weights_side_file_in_the_harness() -> None:
     assert program.weights
     x = np.random.default_rng(6).standard_normal((32, 64)).astype(np.float32)
     np.testing.assert_array_equal(native.run_in_harness(program, [x])[0], np.maximum(x + w, 0))
+
+
+# ---- the kernel-sanitized level (`rung conformance --level kernel-sanitized`) ----------------
+
+
+def add_relu_case() -> Case:
+    x, w = xw()
+    data = [([x, w], [np.maximum(x + w, 0)])]
+    return Case("test_add_relu", "Add", add_relu().SerializeToString(), data, 1e-6, 1e-6)
+
+
+def test_the_kernel_sanitized_level_runs_cases_in_the_harness(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[CProgram] = []
+    real = native.run_in_harness
+
+    def spy(program: CProgram, inputs: list[object]) -> list[np.ndarray]:
+        ran.append(program)
+        return real(program, inputs)
+
+    monkeypatch.setattr(native, "run_in_harness", spy)
+    assert get_level("kernel-sanitized").from_level == "kernel"
+    assert run_case(add_relu_case(), "kernel-sanitized") == {"status": "pass"}
+    assert len(ran) == 1
+
+
+def test_rung_levels_lists_it(capsys: pytest.CaptureFixture[str]) -> None:
+    from rung.tools.cli import main
+
+    assert main(["levels"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert names[:3] == ["onnx", "core", "kernel"] and "kernel-sanitized" in names
+    columns = {len(line) - len(line.split(maxsplit=1)[1]) for line in lines}
+    assert len(columns) == 1, "the descriptions do not start in one column"
+
+
+def test_a_finding_fails_the_case_with_what_was_found() -> None:
+    """On the scoreboard a finding is its own category, its message the report's first
+    line: here a level running the kernel C with signed overflow injected."""
+    program = broken(at_start=FINDINGS[2][0]["at_start"])
+    register_level(
+        "test-overflowing",
+        from_level="kernel",
+        lowering=None,
+        evaluator=lambda module, inputs: native.run_in_harness(program, inputs),
+    )
+    try:
+        result = run_case(add_relu_case(), "test-overflowing")
+    finally:
+        unregister_level("test-overflowing")
+    assert result["status"] == "fail" and result["category"] == "sanitizer finding"
+    assert re.fullmatch(
+        r"the sanitizer build of 'model' found a problem: model\.c:\d+:\d+: runtime error: "
+        r"signed integer overflow: .*",
+        result["message"],
+    ), result["message"]
+
+
+def sequence_program(at_start: str = "") -> CProgram:
+    """SequenceConstruct(x, w) (a sequence output, which the harness cannot pass), with C
+    injected at the start of `_run`."""
+    graph = helper.make_graph(
+        [helper.make_node("SequenceConstruct", ["x", "w"], ["s"])],
+        "seq",
+        [helper.make_tensor_value_info(n, F, [2, 3]) for n in ("x", "w")],
+        [helper.make_tensor_sequence_value_info("s", F, [2, 3])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    program = generate_c(InferenceSession(model, level="kernel").module, "model")
+    assert "  int rc = 0;\n" in program.source
+    source = program.source.replace("  int rc = 0;\n", "  int rc = 0;\n" + at_start + "\n", 1)
+    return dataclasses.replace(program, source=source)
+
+
+def test_sequences_run_as_a_sanitized_library() -> None:
+    x, w = xw()
+    [got] = native.run_sanitized_library(sequence_program(), [x, w])
+    assert isinstance(got, list) and len(got) == 2
+    np.testing.assert_array_equal(got[0], x)
+    np.testing.assert_array_equal(got[1], w)
+    [case] = collect_cases("^test_sequence_insert_at_back$")
+    assert run_case(case, "kernel-sanitized") == {"status": "pass"}
+
+
+@pytest.mark.parametrize(
+    ("at_start", "first_line"),
+    [
+        (
+            "  { char *volatile p = malloc(4); p[4] = 1; free(p); }",
+            r"AddressSanitizer: heap-buffer-overflow model\.c:\d+ in model_run$",
+        ),
+        (
+            FINDINGS[2][0]["at_start"],
+            r"model\.c:\d+:\d+: runtime error: signed integer overflow",
+        ),
+    ],
+    ids=["overflow", "undefined"],
+)
+def test_the_sanitized_library_reports_findings(at_start: str, first_line: str) -> None:
+    with pytest.raises(SanitizerError) as info:
+        native.run_sanitized_library(sequence_program(at_start), xw())
+    head = str(info.value).splitlines()[0]
+    assert re.search(first_line, head), head
+
+
+def test_model_errors_of_the_sanitized_library_are_evaluation_errors() -> None:
+    program = sequence_program('  return rung_error("test", "refused on purpose");')
+    with pytest.raises(EvaluationError, match="test: refused on purpose"):
+        native.run_sanitized_library(program, xw())
 
 
 # ---- ONNX node test cases --------------------------------------------------------------------

@@ -27,3 +27,39 @@ func.func @check_all(%x: tensor<?x3xf32>, %ok: tensor<?xi1>) -> tensor<?x3xf32> 
   %y = core.check(%x, %ok) {message = "rows out of range"} : (tensor<?x3xf32>, tensor<?xi1>) -> tensor<?x3xf32>
   func.return %y : tensor<?x3xf32>
 }
+
+// A check with a culprit becomes a kernel.check that quotes the culprit's first failing
+// element: the reduction carries it beside the conjunction, converted to i64 (or f64
+// for floats).
+// CHECK-LABEL: func.func @check_quoting(%i: memref<?xi32>, %ok: memref<?xi1>) -> memref<?xi32>
+// CHECK-NEXT:    %[[N:.*]] = kernel.dim %ok[0] : memref<?xi1>
+// CHECK-NEXT:    %[[T:.*]] = arith.constant true
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[ALL:.*]], %[[GOT:.*]] = kernel.loop (%[[J:.*]]) in (%[[N]]) [reduction] iter_args(%[[ACC:.*]] = %[[T]] : i1, %[[PREV:.*]] = %[[Z]] : i64) -> i1, i64 {
+// CHECK-NEXT:      %[[V:.*]] = kernel.load %ok[%[[J]]] : memref<?xi1>
+// CHECK-NEXT:      %[[F:.*]] = arith.constant false
+// CHECK-NEXT:      %[[BAD:.*]] = arith.cmpi eq, %[[V]], %[[F]] : i1
+// CHECK-NEXT:      %[[FIRST:.*]] = arith.andi %[[ACC]], %[[BAD]] : i1
+// CHECK-NEXT:      %[[HOLDS:.*]] = arith.andi %[[ACC]], %[[V]] : i1
+// CHECK-NEXT:      %[[X:.*]] = kernel.load %i[%[[J]]] : memref<?xi32>
+// CHECK-NEXT:      %[[W:.*]] = arith.extsi %[[X]] : i32 to i64
+// CHECK-NEXT:      %[[KEEP:.*]] = arith.select %[[FIRST]], %[[W]], %[[PREV]] : i64
+// CHECK-NEXT:      kernel.yield %[[HOLDS]], %[[KEEP]] : i1, i64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    kernel.check %[[ALL]], %[[GOT]] "node 'g': Gather: an index is out of range" : i64
+// CHECK-NEXT:    func.return %i : memref<?xi32>
+func.func @check_quoting(%i: tensor<?xi32>, %ok: tensor<?xi1>) -> tensor<?xi32> {
+  %y = core.check(%i, %ok, %i) {message = "Gather: an index is out of range"} : (tensor<?xi32>, tensor<?xi1>, tensor<?xi32>) -> tensor<?xi32> loc("g")
+  func.return %y : tensor<?xi32>
+}
+
+// A culprit of one element is quoted for every failing element.
+// CHECK-LABEL: func.func @check_quoting_one(%d: memref<f32>, %ok: memref<i1>) -> memref<f32>
+// CHECK-NEXT:    %[[C:.*]] = kernel.load %ok[] : memref<i1>
+// CHECK-NEXT:    %[[D:.*]] = kernel.load %d[] : memref<f32>
+// CHECK-NEXT:    %[[W:.*]] = arith.extf %[[D]] : f32 to f64
+// CHECK-NEXT:    kernel.check %[[C]], %[[W]] "node 'h': OneHot's depth is bad" : f64
+func.func @check_quoting_one(%d: tensor<f32>, %ok: tensor<i1>) -> tensor<f32> {
+  %y = core.check(%d, %ok, %d) {message = "OneHot's depth is bad"} : (tensor<f32>, tensor<i1>, tensor<f32>) -> tensor<f32> loc("h")
+  func.return %y : tensor<f32>
+}

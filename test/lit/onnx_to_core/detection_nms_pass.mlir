@@ -17,7 +17,7 @@
 // CHECK-NEXT:    %[[ONE:.*]] = core.constant() {value = dense<1.000000e+00> : tensor<f32>}
 // CHECK-NEXT:    %[[LE:.*]] = core.compare le(%[[IOU]], %[[ONE]]) : (tensor<f32>, tensor<f32>) -> tensor<i1>
 // CHECK-NEXT:    %[[OK:.*]] = core.binary and(%[[GE]], %[[LE]])
-// CHECK-NEXT:    %[[CHECKED:.*]] = core.check(%[[IOU]], %[[OK]]) {message = "NonMaxSuppression: iou_threshold must be in range [0, 1]"} : (tensor<f32>, tensor<i1>) -> tensor<f32>
+// CHECK-NEXT:    %[[CHECKED:.*]] = core.check(%[[IOU]], %[[OK]], %[[IOU]]) {message = "NonMaxSuppression: iou_threshold must be in range [0, 1]"} : (tensor<f32>, tensor<i1>, tensor<f32>) -> tensor<f32>
 // CHECK-NEXT:    %sel = core.non_max_suppression(%boxes, %scores, %[[MAX]], %[[CHECKED]], %thr) {center_point_box = 1 : i64} : (tensor<2x6x4xf32>, tensor<2x3x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<?x3xi64>
 // CHECK-NEXT:    func.return %sel : tensor<?x3xi64>
 func.func @all_inputs(%boxes: tensor<2x6x4xf32>, %scores: tensor<2x3x6xf32>, %max: tensor<1xi64>, %iou: tensor<1xf32>, %thr: tensor<f32>) -> tensor<?x3xi64> {

@@ -14,7 +14,7 @@
 // CHECK-NEXT:    %[[GE:.*]] = core.compare ge(%k, %[[ZERO]]) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi1>
 // CHECK-NEXT:    %[[LE:.*]] = core.compare le(%k, %[[N]]) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi1>
 // CHECK-NEXT:    %[[OK:.*]] = core.binary and(%[[GE]], %[[LE]])
-// CHECK-NEXT:    %[[K:.*]] = core.check(%k, %[[OK]]) {message = "TopK: K is negative or larger than the size of axis 1"} : (tensor<1xi64>, tensor<1xi1>) -> tensor<1xi64>
+// CHECK-NEXT:    %[[K:.*]] = core.check(%k, %[[OK]], %k) {message = "TopK: K is negative or larger than the size of axis 1"} : (tensor<1xi64>, tensor<1xi1>, tensor<1xi64>) -> tensor<1xi64>
 // CHECK-NEXT:    %[[MASK:.*]] = core.constant() {value = dense<[false, true]> : tensor<2xi1>}
 // CHECK-NEXT:    %[[KK:.*]] = core.broadcast(%[[K]]) {dims = array<i64: 0>} : (tensor<1xi64>) -> tensor<2xi64>
 // CHECK-NEXT:    %[[FULL:.*]] = core.shape_of(%x)

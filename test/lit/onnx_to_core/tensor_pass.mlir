@@ -188,7 +188,7 @@ func.func @slice_dynamic_dim(%x: tensor<?x6xf32>) -> tensor<?x2xf32> {
 // CHECK-NEXT:    %[[GE:.*]] = core.compare ge(%[[IDX]], %[[ZB]])
 // CHECK-NEXT:    %[[LT:.*]] = core.compare lt(%[[IDX]], %[[DIMB]])
 // CHECK-NEXT:    %[[OK:.*]] = core.binary and(%[[GE]], %[[LT]])
-// CHECK-NEXT:    %[[SAFE:.*]] = core.check(%[[IDX]], %[[OK]]) {message = "Gather: an index is out of range of the dim it indexes"}
+// CHECK-NEXT:    %[[SAFE:.*]] = core.check(%[[IDX]], %[[OK]], %i) {message = "Gather: an index is out of range of the dim it indexes"}
 // CHECK-NEXT:    %b = core.gather(%x, %[[SAFE]]) {axis = 1 : i64} : (tensor<5x4xf32>, tensor<3xi64>) -> tensor<5x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK-NEXT:    func.return %a, %b

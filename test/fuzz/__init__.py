@@ -1,0 +1,1 @@
+"""rung's fuzz harness: see README.md; run it with `python test/fuzz/run.py`."""
