@@ -34,7 +34,7 @@ from xdsl.dialects.scf import Scf
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, OpResult, SSAValue
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.exceptions import MultipleSpansParseError, ParseError, VerifyException
 
 from . import _xdsl_fixes
 from .resources import BlobStore, store_of
@@ -202,4 +202,16 @@ def _check_floats(attr: Attribute) -> None:
             _check_floats(item)
 
 
-__all__ = ["context", "parse_module", "print_module", "register_dialect"]
+def parse_error_text(err: ParseError) -> str:
+    """xDSL's located message, reordered so the first line says what is wrong."""
+    context = err.span.print_with_context().splitlines()[1:]
+    text = [f"{err.span.get_location()}: {err.msg}", *context]
+    if isinstance(err, MultipleSpansParseError):
+        if err.ref_text is not None:
+            text.append(err.ref_text.rstrip())
+        for span, msg in err.refs:
+            text.append(span.print_with_context(msg).rstrip())
+    return "\n".join(text)
+
+
+__all__ = ["context", "parse_error_text", "parse_module", "print_module", "register_dialect"]

@@ -83,7 +83,7 @@ def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp) -> Module
     if path.suffix == ".mlir":
         from xdsl.utils.exceptions import ParseError, VerifyException
 
-        from rung.dialects import parse_module
+        from rung.dialects import parse_error_text, parse_module
 
         if not path.is_file():
             raise RungError(f"no such file: '{path}'")
@@ -94,7 +94,7 @@ def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp) -> Module
         try:
             return parse_module(text, str(path))
         except ParseError as err:
-            raise RungError(str(err).strip()) from None
+            raise RungError(parse_error_text(err)) from None
         except VerifyException as err:
             raise RungError(f"'{path}': {str(err).strip()}") from None
     from rung.importers.onnx import import_model

@@ -14,8 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 
+from rung.dialects import parse_error_text
 from rung.errors import RungError
 
 EXIT_OK = 0
@@ -27,7 +32,7 @@ def error_message(err: BaseException) -> str:
     if isinstance(err, RungError):
         return str(err)
     if isinstance(err, ParseError):
-        return str(err).strip()
+        return parse_error_text(err)
     if isinstance(err, VerifyException | DiagnosticException):
         return str(err).strip()
     return str(err).strip() or type(err).__name__

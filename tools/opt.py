@@ -50,7 +50,6 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import (
     DiagnosticException,
-    MultipleSpansParseError,
     ParseError,
     PassFailedException,
     ShrinkException,
@@ -62,7 +61,7 @@ from rung import __version__
 from rung.errors import RungError
 from rung.lowering.pipelines import Registry, default_registry
 
-from .common import EXIT_ERROR, EXIT_OK, run_tool, write_output
+from .common import EXIT_ERROR, EXIT_OK, parse_error_text, run_tool, write_output
 from .plugins import load_plugins
 
 TOOL = "opt"
@@ -485,7 +484,7 @@ class RungOptMain(xDSLOptMain):
                 except ParseError as err:
                     err.span = dataclasses.replace(err.span, line_offset=offset)
                     if not self.args.parsing_diagnostics:
-                        raise RungError(_parse_error_text(err)) from None
+                        raise RungError(parse_error_text(err)) from None
                     diagnostic(str(err))
                 except DiagnosticException as err:
                     if not self.args.verify_diagnostics:
@@ -582,18 +581,6 @@ def _decode(data: bytes, name: str) -> str:
             f"'{name}' is not UTF-8 text (bad byte at offset {err.start}); "
             "binary ONNX models need the .onnx suffix or -f onnx"
         ) from None
-
-
-def _parse_error_text(err: ParseError) -> str:
-    """xDSL's located message, reordered so the first line says what is wrong."""
-    context = err.span.print_with_context().splitlines()[1:]
-    text = [f"{err.span.get_location()}: {err.msg}", *context]
-    if isinstance(err, MultipleSpansParseError):
-        if err.ref_text is not None:
-            text.append(err.ref_text.rstrip())
-        for span, msg in err.refs:
-            text.append(span.print_with_context(msg).rstrip())
-    return "\n".join(text)
 
 
 _MARKER = re.compile(r"^\s*\^+-*\s*$")

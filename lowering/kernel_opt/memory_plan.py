@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    NameLoc,
     SymbolRefAttr,
     i64,
 )
@@ -62,6 +63,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from rung.dialects import kernel
+from rung.lowering.kit.errors import LoweringError
 
 ALIGN = 64
 """Every arena offset is a multiple of this; the runtime aligns the arena base to it."""
@@ -312,6 +314,15 @@ def _is_planned(alloc: kernel.AllocOp) -> bool:
     return not alloc.dynamic_sizes and static_bytes(alloc.result.type) is not None
 
 
+MOST_BYTES = 2**62
+"""The largest buffer a program may hold: offsets and sizes must stay within i64."""
+
+
+def _node(op: Operation) -> str:
+    loc = op.location
+    return f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
+
+
 def plan_function(func: FuncOp, reuse: bool = True, arena: bool = True) -> None:
     """Plan `func`'s buffers; with `arena` False (a callee) every buffer stays on the heap."""
     body = func.body.block
@@ -336,6 +347,11 @@ def plan_function(func: FuncOp, reuse: bool = True, arena: bool = True) -> None:
     planned: list[tuple[Lifetime, Slot]] = []
     for life in lifetimes:
         size = static_bytes(life.alloc.result.type)
+        if size is not None and size > MOST_BYTES:
+            raise LoweringError(
+                f"{_node(life.alloc)}: a buffer of type {life.alloc.result.type} would take "
+                f"{size} bytes, more than the {MOST_BYTES} a program may address"
+            )
         if not (arena and _is_planned(life.alloc)) or size is None:
             life.alloc.properties.pop("offset", None)
             continue

@@ -18,7 +18,7 @@ from xdsl.ir import Block, SSAValue
 
 from rung.dialects import kernel
 
-from .c_types import paren, scalar_type, storage_type
+from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
 
 
@@ -106,21 +106,15 @@ def while_(e: Emitter, op: scf.WhileOp) -> None:
 @emits(cf.AssertOp)
 def assert_(e: Emitter, op: cf.AssertOp) -> None:
     """A run-time check: a false condition ends the run with the message (`RUNG_FAIL`)."""
-    e.emit(f"if (!{paren(e.value(op.arg))}) RUNG_FAIL({_c_string(op.msg.data)});")
+    e.emit(f"if (!{paren(e.value(op.arg))}) RUNG_FAIL({c_string_literal(op.msg.data)});")
 
 
 @emits(kernel.CheckOp)
 def check(e: Emitter, op: kernel.CheckOp) -> None:
     """A run-time check that quotes the bad value (`RUNG_FAIL_GOT_I64` / `_F64`)."""
     kind = "F64" if isinstance(op.value.type, Float64Type) else "I64"
-    message = _c_string(op.message.data)
+    message = c_string_literal(op.message.data)
     e.emit(f"if (!{paren(e.value(op.cond))}) RUNG_FAIL_GOT_{kind}({message}, {e.value(op.value)});")
-
-
-def _c_string(text: str) -> str:
-    """`text` as a C string literal on one line."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-    return f'"{escaped}"'
 
 
 # ---- mutable variables ------------------------------------------------------------------------

@@ -188,10 +188,6 @@ def _arg_name(func: FuncOp, i: int, key: str) -> str | None:
     return name.data if isinstance(name, StringAttr) else None
 
 
-def _c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _array_literal(weight: Weight) -> str:
     flat = weight.array.reshape(-1)
     t = weight.element
@@ -218,7 +214,7 @@ def _array_literal(weight: Weight) -> str:
 def _check_inputs(sig: Signature, prefix: str) -> list[str]:
     out = []
     for i, (name, element, shape) in enumerate(sig.inputs):
-        label = _c_string(f"input {i} ('{name}')")
+        label = c_string_literal(f"input {i} ('{name}')")
         if is_value_port(element):
             out += check_value_input(i, label, element, shape)
             continue
@@ -248,8 +244,8 @@ def _check_named_dims(sig: Signature) -> list[str]:
                 first[dim] = (i, d)
                 continue
             j, e = first[dim]
-            label = _c_string(f"input {i} ('{sig.inputs[i][0]}')")
-            text = _c_string(
+            label = c_string_literal(f"input {i} ('{sig.inputs[i][0]}')")
+            text = c_string_literal(
                 f"dim {d} ('{dim}') differs from dim {e} of input {j} ('{sig.inputs[j][0]}'), "
                 f"which has the same name"
             )

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import NameLoc
 from rung.dialects import kernel
 from rung.dialects.constants import constant_value
 
-from .c_types import paren, storage_type
+from .c_types import c_string_literal, paren, storage_type
 from .emitter import Emitter, Weight, emits
 
 INLINE_LIMIT = 4096
@@ -30,8 +30,9 @@ def _size_message(op: kernel.AllocOp) -> str:
     """The error of a run whose buffer size cannot be met, naming the op's node."""
     loc = op.location
     node = f"node '{loc.desc.data}'" if isinstance(loc, NameLoc) else "an unnamed node"
-    text = f"{node}: a buffer's run-time size is negative or too large to allocate"
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    return c_string_literal(
+        f"{node}: a buffer's run-time size is negative or too large to allocate"
+    )
 
 
 @emits(kernel.AllocOp)
@@ -59,7 +60,7 @@ def alloc(e: Emitter, op: kernel.AllocOp) -> None:
         f"if (!rung_buffer_bytes(&{bytes_}, sizeof({ctype}), {len(dims)}, "
         f"(const int64_t[]){{{listed}}}))"
     )
-    e.emit(f'  RUNG_FAIL("{_size_message(op)}");')
+    e.emit(f"  RUNG_FAIL({_size_message(op)});")
     e.emit(f"{ctype} *const {ptr} = ({ctype} *)rung_heap_alloc(&heap, {bytes_});")
     e.emit(f'if (!{ptr}) RUNG_FAIL("out of memory");')
 

@@ -20,7 +20,7 @@ from xdsl.rewriter import InsertPoint
 from rung.dialects import core
 from rung.dialects.onnx import OnnxOp, YieldOp
 from rung.dialects.onnx import generated_ops as onnx
-from rung.lowering.kit import CoreBuilder, constant_array
+from rung.lowering.kit import CoreBuilder, constant_array, one_value
 
 from .registry import Results, lowers
 from .sequence import retype_containers
@@ -44,8 +44,11 @@ def if_(b: CoreBuilder, op: onnx.IfOp) -> Results:
     taken = _taken_branch(op)
     if taken is not None:
         return _inline_branch(b, op, taken)
+    cond = op.cond
+    if isinstance(cond.type, TensorType):  # ONNX: a tensor of exactly one element
+        cond = one_value(b, cond, "If's condition")
     new = core.IfOp.create(
-        operands=[op.cond],
+        operands=[cond],
         result_types=[r.type for r in op.outputs],
         regions=[_take_region(b, op.then_branch), _take_region(b, op.else_branch)],
     )

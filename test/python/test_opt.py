@@ -648,3 +648,21 @@ def test_values_from_enclosing_blocks_are_still_in_scope() -> None:
         "  func.return %y : tensor<2xf32>\n}\n"
     )
     parse_module(text)
+
+
+@pytest.mark.parametrize("command", [["run", "--random-inputs"], ["compile", "--emit-only"]])
+def test_rung_parse_errors_say_what_is_wrong_on_the_first_line(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As `opt` does: `file:line:col: message`, then the line and its marker."""
+    from rung.tools.cli import main as rung_main
+
+    bad = write(tmp_path / "bad.mlir", "func.func @f(%x: tensor<2xf32>) {\n  core.bogus(%x)\n}\n")
+    argv = [command[0], str(bad), *command[1:]]
+    if command[0] == "compile":
+        argv += ["-o", str(tmp_path / "out")]
+    assert rung_main(argv) == 1
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith("rung: error: ") and first.endswith(
+        "bad.mlir:2:13: Operation core.bogus is not registered"
+    ), first

@@ -320,3 +320,55 @@ def test_constant_range_with_zero_delta_is_refused_at_compile_time() -> None:
         )
     with pytest.raises(RungError, match="Range's count .* got inf"):
         InferenceSession(model, level="core")
+
+
+def test_names_with_newlines_and_quotes_reach_the_error_intact() -> None:
+    """Node and value names go into the C as string literals: a newline, a quote, a
+    backslash or a `?` in them used to break the C (the compile failed)."""
+    odd = 'x\n"q"\\?é'
+    node = helper.make_node("Gather", [odd, "i"], ["y"], name='n\n"ode"?é', axis=0)
+    inputs = [
+        helper.make_tensor_value_info(odd, F, ["a", 2]),
+        helper.make_tensor_value_info("i", I64, [2]),
+    ]
+    session = InferenceSession(_model(node, inputs, [2, 2]), level="kernel")
+    x = _data(3, 2)
+    np.testing.assert_array_equal(session.run(None, {odd: x, "i": np.array([2, 0])})[0], x[[2, 0]])
+    with pytest.raises(RungError) as err:
+        session.run(None, {odd: x, "i": np.array([5, 0])})
+    assert "node 'n\n\"ode\"?é': Gather: an index is out of range" in str(err.value)
+
+
+def test_static_buffer_too_large_to_address_is_refused_at_compile_time() -> None:
+    """Declared dims of 2**31 x 2**31 floats: the memory plan's offsets overflowed i64 and
+    the error was xDSL's 'Integer value ... is out of range for type i64'."""
+    node = helper.make_node("Relu", ["x"], ["y"], name="r")
+    inputs = [helper.make_tensor_value_info("x", F, [2**31, 2**31])]
+    model = _model(node, inputs, [2**31, 2**31])
+    with pytest.raises(RungError, match="would take 18446744073709551616 bytes, more than"):
+        InferenceSession(model, level="kernel")
+
+
+def _if_model(cond_shape: list[object]) -> onnx.ModelProto:
+    def branch(value: float) -> onnx.GraphProto:
+        constant = helper.make_tensor("t", F, [1], [value])
+        node = helper.make_node("Constant", [], ["o"], value=constant)
+        return helper.make_graph([node], "b", [], [helper.make_tensor_value_info("o", F, [1])])
+
+    node = helper.make_node(
+        "If", ["c"], ["y"], name="if", then_branch=branch(1.0), else_branch=branch(2.0)
+    )
+    inputs = [helper.make_tensor_value_info("c", TensorProto.BOOL, cond_shape)]
+    return _model(node, inputs, [1])
+
+
+@pytest.mark.parametrize("level", ["core", "kernel"])
+def test_if_condition_must_hold_one_value(level: str) -> None:
+    """ONNX's If takes a condition of exactly one element; one of two ran a branch."""
+    with pytest.raises(RungError, match="If's condition must hold one value, got tensor<2xi1>"):
+        InferenceSession(_if_model([2]), level=level)
+    session = InferenceSession(_if_model(["n"]), level=level)
+    for cond, want in ((np.array([True]), 1.0), (np.array([False]), 2.0)):
+        np.testing.assert_array_equal(session.run(None, {"c": cond})[0], [want])
+    with pytest.raises(RungError, match="node 'if': If's condition must hold one value"):
+        session.run(None, {"c": np.array([True, False])})
