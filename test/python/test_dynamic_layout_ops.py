@@ -169,7 +169,9 @@ def test_one_hot_refuses_a_negative_depth_and_short_values_at_run_time(level: st
     session = InferenceSession(_one_hot(-1, ["n"], ["n", "d"]), level=level)
     i = np.array([0, 1], np.int64)
     values = np.array([0.0, 1.0], np.float32)
-    with pytest.raises(RungError, match="node 'hot': OneHot's depth must not be negative"):
+    with pytest.raises(
+        RungError, match="node 'hot': OneHot's depth must be a number of classes in .*, got -"
+    ):
         session.run(None, {"i": i, "depth": np.array(-2.0, np.float32), "values": values})
     with pytest.raises(RungError, match="node 'hot': OneHot's values must hold 2 values"):
         session.run(None, {"i": i, "depth": np.array(3.0, np.float32), "values": values[:1]})

@@ -169,7 +169,7 @@ def test_a_large_model_is_split(large: tuple[onnx.ModelProto, InferenceSession])
     body = run[: run.index("\ndone:")]
     assert body.count("\n") < OUTLINE_ABOVE_LINES // 10  # calls, not ops
     assert len(parts(source)) >= 5
-    check = source.index("RUNG_FAIL(\"node 'top_k': TopK: K is negative or larger")
+    check = source.index("RUNG_FAIL_GOT_I64(\"node 'top_k': TopK: K is negative or larger")
     assert check < source.index("int chain_run(")  # inside a part
 
 
