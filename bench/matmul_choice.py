@@ -48,6 +48,13 @@ SHAPES: list[tuple[str, int, int, int]] = [
     ("resnet50 fc, weights left", 1000, 1, 2048),
     ("resnet50 fc, batch 1", 1, 1000, 2048),
     ("bert-base projection", 128, 768, 768),
+    ("mlp layer, batch 8", 8, 512, 784),
+    ("mobilenetv3 expand 1x1, 112x112", 64, 112 * 112, 16),
+    ("mobilenetv3 project 1x1, 56x56", 24, 56 * 56, 72),
+    ("mobilenetv3 expand 1x1, 56x56", 72, 56 * 56, 24),
+    ("mobilenetv3 expand 1x1, 28x28", 120, 28 * 28, 40),
+    ("mobilenetv3 expand 1x1, 14x14", 480, 14 * 14, 80),
+    ("mobilenetv3 project 1x1, 7x7", 160, 7 * 7, 960),
 ]
 
 

@@ -1,11 +1,13 @@
-"""The benchmark's models: the nine light ONNX models and three built here with onnx.helper.
+"""The benchmark's models: the nine light ONNX models and three small ones built here.
 
 The light models ship with constant-fill weights, which make outputs nearly
 independent of the input; they get seeded random weights (from the test
 suite's `with_random_weights`) so that the check against onnxruntime means
-something. The three hand-built models cover what the light models lack: a
-plain MLP (Gemm), a small CNN with BatchNormalization, and a transformer block
-(batched MatMul attention, Softmax, LayerNormalization, Erf GELU).
+something. The three hand-built small models cover what the light models
+lack: a plain MLP (Gemm), a small CNN with BatchNormalization, and a
+transformer block (batched MatMul attention, Softmax, LayerNormalization, Erf
+GELU). The modern models (real architectures exported from torchvision and
+transformers) are in `modern.py`; each spec names its group.
 
 Every builder is deterministic: the same seed gives the same weights.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,14 +29,33 @@ OPSET = 17
 TEST_DIR = Path(__file__).resolve().parent.parent / "test" / "python"
 
 
+GROUPS = ("light", "small", "modern")
+"""The groups of models, each with its own geometric mean in the report."""
+
+Feeds = Callable[[onnx.ModelProto, int], dict[str, np.ndarray]]
+
+
 @dataclass(frozen=True)
 class ModelSpec:
-    """A named model and how to build it; `max_repeat` caps the timed runs of big models."""
+    """A named model and how to build it; `max_repeat` caps the timed runs of big models.
+
+    `feeds` makes the seeded inputs when random normal floats and small integers
+    (`random_inputs`) do not fit the model, e.g. token ids and attention masks.
+    """
 
     name: str
     build: Callable[[int], onnx.ModelProto]
-    light: bool = False
+    group: str = "small"
     max_repeat: int | None = None
+    feeds: Feeds | None = None
+
+    @property
+    def light(self) -> bool:
+        return self.group == "light"
+
+    def inputs(self, model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+        """The model's seeded inputs: the same for every runtime."""
+        return (self.feeds or random_inputs)(model, seed)
 
 
 # ---- hand-built models --------------------------------------------------------------------------
@@ -188,12 +209,16 @@ def _light(path: Path) -> Callable[[int], onnx.ModelProto]:
 
 
 def all_models() -> list[ModelSpec]:
-    """Every benchmark model: the light models (sorted by name), then mlp, cnn, transformer."""
+    """The light models (sorted by name), then the small ones: mlp, cnn, transformer.
+
+    The modern models are not here: they need the zoo extra and minutes to
+    export and compile (see `modern.specs`).
+    """
     specs = [
         ModelSpec(
             p.stem.removeprefix("light_"),
             _light(p),
-            light=True,
+            group="light",
             max_repeat=5 if "vgg" in p.stem else None,
         )
         for p in sorted(light_dir().glob("light_*.onnx"))
@@ -206,13 +231,14 @@ def all_models() -> list[ModelSpec]:
     return specs
 
 
-def select(pattern: str | None) -> list[ModelSpec]:
-    """The models whose name matches the regular expression (re.search), in suite order."""
-    specs = all_models()
-    if not pattern:
-        return specs
-    regex = re.compile(pattern)
-    return [s for s in specs if regex.search(s.name)]
+def select(
+    pattern: str | None, specs: list[ModelSpec] | None = None, groups: Sequence[str] = GROUPS
+) -> list[ModelSpec]:
+    """The models of `groups` whose name matches the regular expression (re.search), in
+    suite order; from `specs` (default `all_models()`)."""
+    specs = all_models() if specs is None else specs
+    regex = re.compile(pattern) if pattern else None
+    return [s for s in specs if s.group in groups and (regex is None or regex.search(s.name))]
 
 
 def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:

@@ -1,7 +1,8 @@
-"""Benchmark rung's compiled models against onnxruntime: latency, compile time, memory plan.
+"""Benchmark rung against onnxruntime and OpenVINO: latency, compile time, memory.
 
     python bench/run.py                          # every model, 1 and 2 threads
     python bench/run.py --models 'mlp|resnet'    # models whose name matches (re.search)
+    python bench/run.py --group light,small      # only these groups (light, small, modern)
     python bench/run.py --quick --models mlp     # a fast smoke run
     python bench/run.py --repeat 50 --threads 1,2,4 --budget 60
 
@@ -11,24 +12,29 @@ first; at least 3 runs), `--threads` the thread counts to measure, `--output`
 the Markdown report (default bench/RESULTS.md; `results.json` is written next
 to it), `--seed` of the random weights and inputs, `--timeout` per model.
 
-The models are the nine light ONNX models of the onnx wheel with seeded
-random weights, plus an MLP, a small CNN and a transformer block built in
-bench/models.py. Each model runs in its own subprocess, so a crash or an
-out-of-memory kill in one is reported and the run goes on, and the memory of
-a large model (VGG-19 carries over 500 MB of weights) is freed before the
-next. In that process the model is compiled stage by stage with a fresh
-compiler cache (import, lower-to-core, lower-to-kernel, C generation, C
-compile, each timed), checked once against onnxruntime on the same seeded
-inputs (rtol 1e-3, atol 1e-4), then timed: rung and onnxruntime alternate in
-short blocks of back-to-back runs (who goes first alternates too), after
-warm-up runs, so that drift of a noisy machine hits both alike. Between blocks
-the process idles briefly and each block starts with untimed runs: both
-runtimes keep idle worker threads spinning for a while after a parallel run,
-and a spinning thread of one runtime would otherwise take a core from the
-other's timed run. The report gives the median and the interquartile range of
-the per-run latency. A model that fails at any stage
-is listed with the stage and the first line of its error; geometric means
-are taken over the models that ran and matched, with their count.
+The models come in three groups: "light", the nine light ONNX models of the
+onnx wheel with seeded random weights; "small", an MLP, a small CNN and a
+transformer block built in bench/models.py; "modern", ten real architectures
+exported from torchvision and transformers (bench/modern.py; they need the
+`zoo` extra, and are listed as failed at build without it). Each model runs
+in its own subprocess, so a crash or an out-of-memory kill in one is reported
+and the run goes on, and the memory of a large model (VGG-19 carries over
+500 MB of weights) is freed before the next. In that process the model is
+compiled stage by stage with a fresh compiler cache (import, lower-to-core,
+lower-to-kernel, C generation, C compile, each timed), checked once against
+onnxruntime on the same seeded inputs (rtol 1e-3, atol 1e-4); the same ONNX
+bytes are compiled by OpenVINO (when it is installed: the `bench` extra) and
+checked alike. Then all three are timed: they take turns in short blocks of
+back-to-back runs (the order reversing every round), after warm-up runs, so
+that drift of a noisy machine hits all alike. Between blocks the process idles
+briefly and each block starts with untimed runs: the runtimes keep idle
+worker threads spinning for a while after a parallel run, and a spinning
+thread of one runtime would otherwise take a core from another's timed run.
+The report gives the median and the interquartile range of the per-run
+latency. A model that fails at any stage is listed with the stage and the
+first line of its error (an OpenVINO failure only empties its columns);
+geometric means are taken per group over the models that ran and matched,
+with their count.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import math
 import os
 import platform
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -61,11 +68,14 @@ BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from models import ModelSpec, random_inputs, select  # noqa: E402
+import modern  # noqa: E402
+from models import GROUPS, ModelSpec, all_models, select  # noqa: E402
+from zoo.check import scrub  # noqa: E402
 
 if TYPE_CHECKING:
     import onnx
     import onnxruntime
+    import openvino
     from xdsl.dialects.builtin import ModuleOp
 
     from rung.runtime.native import NativeModel
@@ -74,14 +84,17 @@ STAGES = ("import", "lower-to-core", "lower-to-kernel", "C generation", "C compi
 RTOL, ATOL = 1e-3, 1e-4
 MIN_RUNS = 3
 BLOCK = 5
-"""Timed runs of one runtime back to back, before the other runtime's turn."""
+"""Timed runs of one runtime back to back, before the next runtime's turn."""
 PAUSE_S = 0.2
-"""Idle time before each block: lets the other runtime's spinning worker threads go to
+"""Idle time before each block: lets the other runtimes' spinning worker threads go to
 sleep, so that they do not steal a core from the runs being timed."""
 REWARM_S = 0.05
 """Untimed runs at the start of each block, for at least this long (at least one run): after
 an idle pause the first runs are slow (caches, clock, sleeping threads), and for a model of a
 tenth of a millisecond one run does not bring it back."""
+RUNTIMES = {"rung": "rung", "ort": "ORT", "ov": "OV"}
+"""The runtimes timed, by their key in the records, and their short names in the report."""
+OV_MISSING = "openvino is not installed (pip install -e .[bench])"
 
 Record = dict[str, Any]
 
@@ -89,12 +102,29 @@ Record = dict[str, Any]
 # ---- small helpers ------------------------------------------------------------------------------
 
 
+def bench_models() -> list[ModelSpec]:
+    """Every benchmark model, in the report's order: light, small, then modern."""
+    return all_models() + modern.specs()
+
+
 def first_line(err: BaseException | str) -> str:
-    """The first non-empty line of an error, which is what the tables show."""
-    text = str(err).strip()
+    """The first non-empty line of an error, which is what the tables show (no machine paths)."""
+    text = scrub_paths(str(err)).strip()
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     name = type(err).__name__ if isinstance(err, BaseException) else ""
     return f"{name}: {line}" if name and line else (line or name or "unknown error")
+
+
+def scrub_paths(text: str) -> str:
+    """The text without this machine's paths: the repo's, the libraries', temporary and home."""
+    text = re.sub(re.escape(tempfile.gettempdir()) + r"/\S*", "<tmp>", scrub(text))
+    return text.replace(str(Path.home()), "~")
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory so far (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -133,11 +163,13 @@ class Worker:
         self.path = Path(args.result)
         self.record: Record = {
             "name": spec.name,
-            "light": spec.light,
+            "group": spec.group,
             "status": "running",
             "stage": "build",
             "compile_s": {},
             "memory": None,
+            "rss_bytes": {},
+            "openvino": None,
             "timings": {},
         }
 
@@ -168,8 +200,9 @@ class Worker:
         args, spec = self.args, self.spec
         with self.stage("build"):
             model = spec.build(args.seed)
-            feed = random_inputs(model, args.seed + 1)
+            feed = spec.inputs(model, args.seed + 1)
         native = self._compile(model)
+        self.record["rss_bytes"]["after compile"] = peak_rss_bytes()
         with self.stage("onnxruntime"):
             model_bytes = model.SerializeToString()
             del model
@@ -192,30 +225,104 @@ class Worker:
             self.log(
                 f"check against onnxruntime: {verdict}, max abs err {check['max_abs_err']:.2e}"
             )
+        del got
+        ov = self._openvino(model_bytes, feed, expected, ort_names)
+        del expected
         repeat = min(args.repeat, spec.max_repeat or args.repeat)
         for n in threads:
             with self.stage(f"timing, {n} thread{'s' * (n > 1)}"):
                 if session is None:
                     session = ort_session(model_bytes, n)
+                if ov is None and self.record["openvino"]["status"] in ("ok", "mismatch"):
+                    ov = self._openvino_again(model_bytes, n)
                 set_threads(n)
+                runs = {
+                    "rung": partial(native.run, rung_feed),
+                    "ort": partial(session.run, None, feed),
+                }
+                if ov is not None:
+                    runs["ov"] = partial(ov.infer, feed)
                 samples = time_in_blocks(
-                    {
-                        "rung": partial(native.run, rung_feed),
-                        "ort": partial(session.run, None, feed),
-                    },
-                    repeat=repeat,
-                    warmup=args.warmup,
-                    budget_s=args.budget,
+                    runs, repeat=repeat, warmup=args.warmup, budget_s=args.budget
                 )
-                rung, ort = stats_ms(samples["rung"]), stats_ms(samples["ort"])
-                ratio = rung["median"] / ort["median"]
-                self.record["timings"][str(n)] = {"rung_ms": rung, "ort_ms": ort, "ratio": ratio}
-                self.log(
-                    f"{n} thread(s): rung {rung['median']:.3f} ms, onnxruntime "
-                    f"{ort['median']:.3f} ms, ratio {ratio:.2f} ({rung['n']} runs)"
-                )
-                session = None
+                self._record_timing(n, {k: stats_ms(v) for k, v in samples.items()})
+                session = ov = None
                 gc.collect()
+        self.record["rss_bytes"]["after timing"] = peak_rss_bytes()
+
+    def _record_timing(self, n: int, ms: dict[str, dict[str, float]]) -> None:
+        """One thread count's medians and ratios: rung/ORT, and rung/OV when OpenVINO ran."""
+        rung = ms["rung"]
+        timing: Record = {f"{k}_ms": v for k, v in ms.items()}
+        timing["ratio"] = rung["median"] / ms["ort"]["median"]
+        timing["ratio_ov"] = rung["median"] / ms["ov"]["median"] if "ov" in ms else None
+        self.record["timings"][str(n)] = timing
+        ov = f", OpenVINO {ms['ov']['median']:.3f} ms" if "ov" in ms else ""
+        self.log(
+            f"{n} thread(s): rung {rung['median']:.3f} ms, onnxruntime "
+            f"{ms['ort']['median']:.3f} ms{ov}, rung/ORT {timing['ratio']:.2f}"
+            + (f", rung/OV {timing['ratio_ov']:.2f}" if "ov" in ms else "")
+            + f" ({rung['n']} runs)"
+        )
+
+    def _openvino(
+        self,
+        model_bytes: bytes,
+        feed: dict[str, np.ndarray],
+        expected: Sequence[np.ndarray],
+        ort_names: Sequence[str],
+    ) -> openvino.InferRequest | None:
+        """OpenVINO compiled on the first thread count and checked against onnxruntime; None
+        (and the reason in the record) when it is not installed or fails on the model."""
+        info: Record = {"status": "running", "stage": "import"}
+        self.record["openvino"] = info
+        with self.stage("openvino"):
+            try:
+                import openvino  # noqa: F401
+            except ImportError as err:
+                reason = OV_MISSING if err.name == "openvino" else first_line(err)
+                info.update(status="unavailable", error=reason)
+                self.log(f"OpenVINO: {reason}")
+                return None
+            try:
+                info["stage"] = "compile"
+                start = time.perf_counter()
+                request = self._openvino_at(model_bytes, self.args.threads[0])
+                info["compile_s"] = time.perf_counter() - start
+                info["stage"] = "run"
+                got = openvino_outputs(request.infer(feed), ort_names)
+            except Exception as err:  # OpenVINO's failure is its own, not rung's
+                info.update(status="failed", error=first_line(err))
+                self.log(f"OpenVINO FAILED at {info['stage']}: {info['error']}")
+                return None
+        check = compare(got, expected, ort_names, ort_names)
+        info.update(status="ok" if check["ok"] else "mismatch", stage="done", check=check)
+        verdict = "ok" if check["ok"] else f"MISMATCH ({check['reason']})"
+        self.log(
+            f"OpenVINO compiled in {info['compile_s']:.2f} s; check against onnxruntime: "
+            f"{verdict}, max abs err {check['max_abs_err']:.2e}"
+        )
+        return request
+
+    def _openvino_at(self, model_bytes: bytes, threads: int) -> openvino.InferRequest:
+        """An infer request of OpenVINO compiled for `threads` (fixed at compile time); its
+        effective settings go to the record."""
+        import openvino as ov
+
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(model_bytes), "CPU", ov_config(threads))
+        settings = self.record["openvino"].setdefault("properties", {})
+        settings[str(threads)] = {k: str(compiled.get_property(k)) for k in OV_REPORTED}
+        return compiled.create_infer_request()
+
+    def _openvino_again(self, model_bytes: bytes, threads: int) -> openvino.InferRequest | None:
+        """OpenVINO compiled for another thread count; None (noted) if that fails."""
+        try:
+            return self._openvino_at(model_bytes, threads)
+        except Exception as err:  # only OpenVINO's columns at this thread count go empty
+            self.record["openvino"].setdefault("errors", {})[str(threads)] = first_line(err)
+            self.log(f"OpenVINO FAILED at {threads} thread(s): {first_line(err)}")
+            return None
 
     def _compile(self, model: onnx.ModelProto) -> NativeModel:
         """Each stage of `rung compile`, timed apart; the memory plan is read on the way."""
@@ -267,6 +374,40 @@ def memory_plan(module: ModuleOp) -> dict[str, int] | None:
         if isinstance(attr, IntegerAttr):
             found[key] = int(attr.value.data)
     return found or None
+
+
+OV_REPORTED = (
+    "INFERENCE_NUM_THREADS",
+    "NUM_STREAMS",
+    "INFERENCE_PRECISION_HINT",
+    "ENABLE_CPU_PINNING",
+)
+"""OpenVINO's effective settings, kept in the record: they are what its numbers depend on."""
+
+
+def ov_config(threads: int) -> dict[str, object]:
+    """OpenVINO CPU on `threads` threads, one stream, tuned for latency, computing in f32.
+
+    f32 is OpenVINO's default only on CPUs without bf16 support; forcing it keeps
+    the comparison with rung and onnxruntime (both f32) fair everywhere.
+    """
+    return {
+        "INFERENCE_NUM_THREADS": threads,
+        "NUM_STREAMS": 1,
+        "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": "f32",
+    }
+
+
+def openvino_outputs(result: Any, names: Sequence[str]) -> list[np.ndarray]:
+    """OpenVINO's outputs in onnxruntime's order: by tensor name, else by position."""
+    by_name: dict[str, np.ndarray] = {}
+    for port, value in result.items():
+        for name in port.get_names():
+            by_name[name] = value
+    if all(n in by_name for n in names):
+        return [by_name[n] for n in names]
+    return list(result.to_tuple())
 
 
 def ort_session(model_bytes: bytes, threads: int) -> onnxruntime.InferenceSession:
@@ -339,8 +480,10 @@ def time_in_blocks(
     pause_s: float = PAUSE_S,
     rewarm_s: float = REWARM_S,
 ) -> dict[str, list[float]]:
-    """Per-run seconds of each callable: blocks of `block` runs in turn, the order flipping
-    each round; each block follows a pause and untimed runs (REWARM_S).
+    """Per-run seconds of each callable (two runtimes, three, any number): blocks of `block`
+    runs in turn, the order reversing each round (a b c, c b a, a b c, ...), so no runtime
+    is always first or always after the same one; each block follows a pause and untimed
+    runs (REWARM_S).
 
     Stops after `repeat` runs each, or after `budget_s` seconds once MIN_RUNS runs each are
     done.
@@ -373,7 +516,7 @@ def time_in_blocks(
 
 
 def worker_main(args: argparse.Namespace) -> int:
-    specs = [s for s in select(None) if s.name == args.worker]
+    specs = [s for s in bench_models() if s.name == args.worker]
     if not specs:
         print(f"unknown model '{args.worker}'", file=sys.stderr)
         return 2
@@ -414,7 +557,7 @@ def run_isolated(spec: ModelSpec, args: argparse.Namespace) -> Record:
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-        record: Record = {"name": spec.name, "light": spec.light, "stage": "start", "timings": {}}
+        record: Record = {"name": spec.name, "group": spec.group, "stage": "start", "timings": {}}
         with contextlib.suppress(OSError, ValueError):
             record = json.loads(result.read_text())
         record["wall_s"] = time.perf_counter() - start
@@ -431,7 +574,7 @@ def run_isolated(spec: ModelSpec, args: argparse.Namespace) -> Record:
             tail = [ln for ln in stderr.read_text(errors="replace").splitlines() if ln.strip()]
             if record.get("status") != "failed":
                 record["status"] = "failed"
-                record["error"] = why + (f": {tail[-1].strip()}" if tail else "")
+                record["error"] = scrub_paths(why + (f": {tail[-1].strip()}" if tail else ""))
                 record["error_detail"] = "\n".join(tail[-40:])
                 print(f"  [{spec.name}] FAILED at {record.get('stage')}: {record['error']}")
         return record
@@ -501,6 +644,10 @@ def environment() -> Record:
         "rung_git": git,
         "onnx": version("onnx"),
         "onnxruntime": version("onnxruntime"),
+        "openvino": version("openvino"),
+        "torch": version("torch"),
+        "torchvision": version("torchvision"),
+        "transformers": version("transformers"),
         "numpy": version("numpy"),
         "xdsl": version("xdsl"),
         "compiler": cc_name,
@@ -509,22 +656,43 @@ def environment() -> Record:
     }
 
 
+def group_means(
+    records: Sequence[Record], ratios: dict[str, float]
+) -> dict[str, dict[str, float | int | None]]:
+    """The geometric mean of `ratios` per group and over all, with how many models it covers
+    of how many the group has."""
+    means = {}
+    for group in (*GROUPS, "all"):
+        members = [r["name"] for r in records if group in ("all", r.get("group"))]
+        values = [ratios[name] for name in members if name in ratios]
+        means[group] = {"geomean": geomean(values), "count": len(values), "total": len(members)}
+    return means
+
+
+def worst(ratios: dict[str, float]) -> Record | None:
+    name = max(ratios, key=lambda k: ratios[k]) if ratios else None
+    return {"name": name, "ratio": ratios[name]} if name else None
+
+
 def summarize(records: Sequence[Record], threads: Sequence[int]) -> Record:
-    """Per thread count: geomean ratio over the light models and over all, and the worst model."""
+    """Per thread count: geometric means of rung/ORT and rung/OV per group and over all, and
+    the worst model of each. Models that failed or mismatched are left out (and, for rung/OV,
+    those OpenVINO did not run or mismatched)."""
     summary: Record = {}
     for n in threads:
         ran = [r for r in records if r.get("status") == "ok" and str(n) in r["timings"]]
-        ratios = {r["name"]: r["timings"][str(n)]["ratio"] for r in ran}
-        light = [ratios[r["name"]] for r in ran if r["light"]]
-        worst = max(ratios, key=lambda k: ratios[k]) if ratios else None
+        ort = {r["name"]: r["timings"][str(n)]["ratio"] for r in ran}
+        ov = {
+            r["name"]: r["timings"][str(n)]["ratio_ov"]
+            for r in ran
+            if r["timings"][str(n)].get("ratio_ov") is not None
+            and (r.get("openvino") or {}).get("status") == "ok"
+        }
         summary[str(n)] = {
-            "geomean_light": geomean(light),
-            "light_count": len(light),
-            "light_total": sum(1 for r in records if r["light"]),
-            "geomean_all": geomean(list(ratios.values())),
-            "all_count": len(ratios),
-            "all_total": len(records),
-            "worst": {"name": worst, "ratio": ratios[worst]} if worst else None,
+            "rung/ORT": group_means(records, ort),
+            "rung/OV": group_means(records, ov),
+            "worst": worst(ort),
+            "worst_ov": worst(ov),
         }
     return summary
 
@@ -541,86 +709,92 @@ def status_note(r: Record) -> str:
     return ""
 
 
+def ov_note(r: Record, n: int | None = None) -> str:
+    """Why OpenVINO's columns are empty or left out of the means (empty when they are fine)."""
+    ov = r.get("openvino") or {}
+    if ov.get("status") == "failed":
+        return f"OpenVINO failed at {ov.get('stage')}"
+    if ov.get("status") == "mismatch":
+        return f"OpenVINO MISMATCH ({ov['check']['reason']}); not in the rung/OV means"
+    if n is not None and str(n) in ov.get("errors", {}):
+        return f"OpenVINO failed at {n} thread(s)"
+    return ""
+
+
 def fmt(value: float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def render(
-    records: Sequence[Record], env: Record, args: argparse.Namespace, summary: Record
-) -> str:
-    """The Markdown report."""
-    mib = 2.0**20
-    caps = [f"{s.name}: at most {s.max_repeat}" for s in select(args.models) if s.max_repeat]
-    capped = f" ({', '.join(caps)})" if caps else ""
-    ok = sum(r.get("status") == "ok" for r in records)
-    bad = {s: [r["name"] for r in records if r.get("status") == s] for s in ("mismatch", "failed")}
+def mib(value: float | None) -> str:
+    return "–" if value is None else f"{value / 2.0**20:.1f}"
+
+
+def latency_cells(t: Record, key: str) -> list[str]:
+    """A runtime's median and IQR cells, or dashes when it was not timed."""
+    ms = t.get(f"{key}_ms")
+    if ms is None:
+        return ["–", "–"]
+    return [f"{ms['median']:.3f}", f"{ms['q3'] - ms['q1']:.3f}"]
+
+
+def geomean_cell(m: Record) -> str:
+    """A geometric mean and how many models it covers; a dash for a group not in the run."""
+    if not m["total"]:
+        return "–"
+    mean = "n/a" if m["geomean"] is None else f"**{m['geomean']:.2f}**"
+    return f"{mean} ({m['count']} of {m['total']})"
+
+
+def render_latency(records: Sequence[Record], n: int, s: Record) -> list[str]:
+    """One thread count's table, its geometric means per group and its worst models."""
+    heads = [f"{name} {what}" for name in RUNTIMES.values() for what in ("ms", "IQR ms")]
     lines = [
-        "<!-- Generated by bench/run.py; do not edit. Regenerate: python bench/run.py -->",
         "",
-        "# rung vs onnxruntime",
+        f"## Latency, {n} thread{'s' * (n > 1)}",
         "",
-        f"Generated by `python bench/run.py{options_text(args)}` on {env['date']}.",
-        "",
-        f"- CPU: {env['cpu']} ({env['cpus']} logical CPUs)",
-        f"- rung {env['rung']} (git {env['rung_git']}), onnx {env['onnx']}, onnxruntime "
-        f"{env['onnxruntime']}, numpy {env['numpy']}, xDSL {env['xdsl']}, Python {env['python']}",
-        f"- C compiler: {env['compiler']}: {env['compiler_version']}; flags "
-        f"`{env['compiler_flags']}` (+ `-fopenmp` where the model uses OpenMP)",
-        f"- Load average (1 min): {fmt(env.get('load_start'))} at the start, "
-        f"{fmt(env.get('load_end'))} at the end; OpenMP environment: "
-        + (" ".join(f"`{k}={v}`" for k, v in env.get("openmp_env", {}).items()) or "default"),
-        "",
-        "Seeded random weights and inputs, the same for both runtimes. Latency is per run, "
-        "through each runtime's Python API; rung and onnxruntime alternate in blocks of up to "
-        f"{BLOCK} back-to-back runs (each block after a {PAUSE_S:g} s pause and {REWARM_S:g} s "
-        f"of untimed runs, at least one), after {args.warmup} warm-up run(s), up to {args.repeat} runs or {args.budget:g} s per model and thread count"
-        f"{capped}. onnxruntime: CPU provider, default graph optimizations, "
-        "`intra_op_num_threads` = threads, `inter_op_num_threads` = 1, sequential execution; "
-        "rung: `<prefix>_set_num_threads(threads)`. Outputs are checked against onnxruntime "
-        f"once (rtol {RTOL:g}, atol {ATOL:g}). Ratio = rung median / onnxruntime median "
-        "(below 1: rung is faster).",
-        "",
-        f"{len(records)} model{'s' * (len(records) != 1)}: {ok} ok, {len(bad['mismatch'])} mismatched"
-        + (f" ({', '.join(bad['mismatch'])})" if bad["mismatch"] else "")
-        + f", {len(bad['failed'])} failed"
-        + (f" ({', '.join(bad['failed'])})" if bad["failed"] else "")
-        + ".",
+        "| model | group | " + " | ".join(heads) + " | rung/ORT | rung/OV | runs | note |",
+        "|---|---|" + "---:|" * (len(heads) + 3) + "---|",
     ]
-    for n in args.threads:
-        s = summary[str(n)]
-        lines += [
-            "",
-            f"## Latency, {n} thread{'s' * (n > 1)}",
-            "",
-            "| model | rung ms | rung IQR ms | ORT ms | ORT IQR ms | rung/ORT | runs | note |",
-            "|---|---:|---:|---:|---:|---:|---:|---|",
-        ]
-        for r in records:
-            t = r["timings"].get(str(n))
-            if t is None:
-                lines.append(f"| {r['name']} | – | – | – | – | – | – | {cell(status_note(r))} |")
-                continue
-            rung, ort = t["rung_ms"], t["ort_ms"]
-            lines.append(
-                f"| {r['name']} | {rung['median']:.3f} | {rung['q3'] - rung['q1']:.3f} | "
-                f"{ort['median']:.3f} | {ort['q3'] - ort['q1']:.3f} | {t['ratio']:.2f} | "
-                f"{rung['n']} | {cell(status_note(r))} |"
-            )
-        worst = s["worst"]
-        lines += [
-            "",
-            f"- Geometric mean rung/ORT, light models: **{fmt(s['geomean_light'])}** "
-            f"(over {s['light_count']} of {s['light_total']})",
-            f"- Geometric mean rung/ORT, all models: **{fmt(s['geomean_all'])}** "
-            f"(over {s['all_count']} of {s['all_total']})",
-            f"- Worst: {worst['name']} ({worst['ratio']:.2f})" if worst else "- Worst: n/a",
-        ]
+    for r in records:
+        t = r["timings"].get(str(n))
+        if t is None:
+            dashes = " | ".join(["–"] * (len(heads) + 3))
+            note = "; ".join(x for x in (status_note(r), ov_note(r)) if x)
+            lines.append(f"| {r['name']} | {r.get('group')} | {dashes} | {cell(note)} |")
+            continue
+        cols = [c for key in RUNTIMES for c in latency_cells(t, key)]
+        ratio_ov = fmt(t.get("ratio_ov")) if t.get("ratio_ov") is not None else "–"
+        note = "; ".join(x for x in (status_note(r), ov_note(r, n)) if x)
+        lines.append(
+            f"| {r['name']} | {r.get('group')} | {' | '.join(cols)} | {t['ratio']:.2f} | "
+            f"{ratio_ov} | {t['rung_ms']['n']} | {cell(note)} |"
+        )
     lines += [
+        "",
+        "| geometric mean | " + " | ".join((*GROUPS, "all")) + " |",
+        "|---|" + "---:|" * (len(GROUPS) + 1),
+    ]
+    for ratio in ("rung/ORT", "rung/OV"):
+        means = s[ratio]
+        cols = [geomean_cell(m) for m in means.values()]
+        lines.append(f"| {ratio} | " + " | ".join(cols) + " |")
+    lines.append("")
+    for ratio, key in (("rung/ORT", "worst"), ("rung/OV", "worst_ov")):
+        w = s[key]
+        lines.append(
+            f"- Worst {ratio}: {w['name']} ({w['ratio']:.2f})" if w else f"- Worst {ratio}: n/a"
+        )
+    return lines
+
+
+def render_status(records: Sequence[Record]) -> list[str]:
+    lines = [
         "",
         "## Status",
         "",
-        "| model | status | max abs error | max error / max \\|ORT\\| | error (first line) |",
-        "|---|---|---:|---:|---|",
+        "| model | status | max abs error | max error / max \\|ORT\\| | OpenVINO | "
+        "OV max abs error | error (first line) |",
+        "|---|---|---:|---:|---|---:|---|",
     ]
     for r in records:
         check = r.get("check")
@@ -630,43 +804,145 @@ def render(
         status = status if status == "ok" else f"**{status.upper()}**"
         reason = r.get("error") or (check or {}).get("reason") or ""
         where = f"at {r.get('stage')}: " if r.get("status") == "failed" else ""
-        lines.append(f"| {r['name']} | {status} | {err} | {scaled} | {cell(where + reason)} |")
-    lines += [
+        ov = r.get("openvino") or {}
+        ov_status = {"ok": "ok", "unavailable": "–", None: "–", "running": "–"}.get(
+            ov.get("status"), f"**{str(ov.get('status')).upper()}**"
+        )
+        ov_check = ov.get("check")
+        ov_err = f"{ov_check['max_abs_err']:.2e}" if ov_check else "n/a"
+        errors = [where + reason] if reason else []
+        if ov.get("status") == "failed":
+            errors.append(f"OpenVINO at {ov.get('stage')}: {ov.get('error')}")
+        elif ov.get("status") == "mismatch":
+            errors.append(f"OpenVINO: {ov_check['reason']}")
+        errors += [f"OpenVINO at {n} thread(s): {e}" for n, e in ov.get("errors", {}).items()]
+        lines.append(
+            f"| {r['name']} | {status} | {err} | {scaled} | {ov_status} | {ov_err} | "
+            f"{cell('; '.join(errors))} |"
+        )
+    return lines
+
+
+def render_compile(records: Sequence[Record]) -> list[str]:
+    lines = [
         "",
         "## Compile time (seconds, fresh compiler cache)",
         "",
-        "| model | " + " | ".join(STAGES) + " | total | weights MiB | OpenMP | note |",
-        "|---|" + "---:|" * (len(STAGES) + 2) + "---|---|",
+        "OpenVINO: `read_model` and `compile_model` of the same ONNX bytes, at the first thread "
+        "count.",
+        "",
+        "| model | " + " | ".join(STAGES) + " | total | OpenVINO | weights MiB | OpenMP | note |",
+        "|---|" + "---:|" * (len(STAGES) + 3) + "---|---|",
     ]
     for r in records:
         times = r.get("compile_s", {})
         cols = [f"{times[s]:.2f}" if s in times else "–" for s in STAGES]
         total = f"{sum(times.values()):.2f}" if len(times) == len(STAGES) else "–"
-        weights = r.get("weights_bytes")
+        ov_s = (r.get("openvino") or {}).get("compile_s")
         openmp = {True: "yes", False: "no"}.get(r.get("openmp"), "–")  # type: ignore[arg-type]
         note = status_note(r) if r.get("status") == "failed" else ""
         lines.append(
-            f"| {r['name']} | {' | '.join(cols)} | {total} | "
-            f"{'–' if weights is None else f'{weights / mib:.1f}'} | {openmp} | {cell(note)} |"
+            f"| {r['name']} | {' | '.join(cols)} | {total} | {fmt(ov_s) if ov_s else '–'} | "
+            f"{mib(r.get('weights_bytes'))} | {openmp} | {cell(note)} |"
         )
-    lines += [
+    return lines
+
+
+def render_memory(records: Sequence[Record]) -> list[str]:
+    lines = [
         "",
-        "## Memory plan (MiB)",
+        "## Memory (MiB)",
         "",
-        "Arena: the scratch memory a run uses; peak: the most bytes live at once (a lower bound "
-        "for the arena); total: all planned buffers without reuse.",
+        "Arena: the scratch memory a run of rung's code uses; peak: the most bytes live at once "
+        "(a lower bound for the arena); total: all planned buffers without reuse (rung's memory "
+        "plan). Peak RSS: the worker process's peak resident memory (`ru_maxrss`) after rung's "
+        "compile (the ONNX model, the compiler's IR, the loaded library and its weights) and "
+        "after timing (onnxruntime's and OpenVINO's sessions too).",
         "",
-        "| model | arena | peak | total | note |",
-        "|---|---:|---:|---:|---|",
+        "| model | arena | peak | total | peak RSS after compile | peak RSS after timing | note |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in records:
         plan = r.get("memory") or {}
         cols = [
-            fmt(plan[k] / mib) if k in plan else "n/a"
+            fmt(plan[k] / 2.0**20) if k in plan else "n/a"
             for k in ("arena_bytes", "peak_bytes", "total_bytes")
         ]
+        rss = r.get("rss_bytes") or {}
+        cols += [mib(rss.get("after compile")), mib(rss.get("after timing"))]
         note = status_note(r) if r.get("status") == "failed" and not plan else ""
         lines.append(f"| {r['name']} | {' | '.join(cols)} | {cell(note)} |")
+    return lines
+
+
+def render(
+    records: Sequence[Record], env: Record, args: argparse.Namespace, summary: Record
+) -> str:
+    """The Markdown report."""
+    specs = select(args.models, bench_models(), args.group)
+    caps = [
+        f"{s.name}: at most {s.max_repeat}"
+        for s in specs
+        if s.max_repeat and s.max_repeat < args.repeat
+    ]
+    capped = f" ({', '.join(caps)})" if caps else ""
+    ok = sum(r.get("status") == "ok" for r in records)
+    bad = {s: [r["name"] for r in records if r.get("status") == s] for s in ("mismatch", "failed")}
+    ov_states = [(r.get("openvino") or {}).get("status") for r in records]
+    if env["openvino"] == "n/a" or "unavailable" in ov_states:
+        ov_line = f"- OpenVINO: the OpenVINO columns show – because {OV_MISSING}."
+    else:
+        ov_line = f"- OpenVINO {env['openvino']}: CPU device"
+    exporters = ""
+    if any(r.get("group") == "modern" for r in records):
+        exporters = (
+            f"- Modern models exported with torch {env['torch']}, torchvision "
+            f"{env['torchvision']}, transformers {env['transformers']}"
+        )
+    lines = [
+        "<!-- Generated by bench/run.py; do not edit. Regenerate: python bench/run.py -->",
+        "",
+        "# rung vs onnxruntime and OpenVINO",
+        "",
+        f"Generated by `python bench/run.py{options_text(args)}` on {env['date']}.",
+        "",
+        f"- CPU: {env['cpu']} ({env['cpus']} logical CPUs)",
+        f"- rung {env['rung']} (git {env['rung_git']}), onnx {env['onnx']}, onnxruntime "
+        f"{env['onnxruntime']}, numpy {env['numpy']}, xDSL {env['xdsl']}, Python {env['python']}",
+        ov_line,
+        *([exporters] if exporters else []),
+        f"- C compiler: {env['compiler']}: {env['compiler_version']}; flags "
+        f"`{env['compiler_flags']}` (+ `-fopenmp` where the model uses OpenMP)",
+        f"- Load average (1 min): {fmt(env.get('load_start'))} at the start, "
+        f"{fmt(env.get('load_end'))} at the end; OpenMP environment: "
+        + (" ".join(f"`{k}={v}`" for k, v in env.get("openmp_env", {}).items()) or "default"),
+        "",
+        "Seeded random weights and inputs, the same for every runtime. Latency is per run, "
+        "through each runtime's Python API; rung, onnxruntime (ORT) and OpenVINO (OV) take "
+        f"turns in blocks of up to {BLOCK} back-to-back runs, the order reversing every round "
+        f"(each block after a {PAUSE_S:g} s pause and {REWARM_S:g} s of untimed runs, at least "
+        f"one), after {args.warmup} warm-up run(s), up to {args.repeat} runs or "
+        f"{args.budget:g} s per model and thread count{capped}. onnxruntime: CPU provider, "
+        "default graph optimizations, `intra_op_num_threads` = threads, "
+        "`inter_op_num_threads` = 1, sequential execution; OpenVINO: CPU device, "
+        "`INFERENCE_NUM_THREADS` = threads, `NUM_STREAMS` = 1, `PERFORMANCE_HINT` = LATENCY, "
+        "`INFERENCE_PRECISION_HINT` = f32, one infer request; rung: "
+        "`<prefix>_set_num_threads(threads)`. rung's and OpenVINO's outputs are checked "
+        f"against onnxruntime once (rtol {RTOL:g}, atol {ATOL:g}). Ratios = rung median / "
+        "the other's median (below 1: rung is faster). Groups: light (the onnx wheel's light "
+        "models), small (mlp, cnn, transformer), modern (torchvision and transformers models).",
+        "",
+        f"{len(records)} model{'s' * (len(records) != 1)}: {ok} ok, {len(bad['mismatch'])} mismatched"
+        + (f" ({', '.join(bad['mismatch'])})" if bad["mismatch"] else "")
+        + f", {len(bad['failed'])} failed"
+        + (f" ({', '.join(bad['failed'])})" if bad["failed"] else "")
+        + ".",
+    ]
+    for n in args.threads:
+        lines += render_latency(records, n, summary[str(n)])
+    lines += render_status(records)
+    lines += render_compile(records)
+    lines += render_memory(records)
     return "\n".join(lines) + "\n"
 
 
@@ -677,6 +953,8 @@ def options_text(args: argparse.Namespace) -> str:
         parts.append("--quick")
     if args.models:
         parts.append(f"--models '{args.models}'")
+    if tuple(args.group) != GROUPS:
+        parts.append(f"--group {','.join(args.group)}")
     if not args.quick:
         parts.append(f"--repeat {args.repeat}")
     parts.append(f"--threads {','.join(map(str, args.threads))}")
@@ -684,10 +962,14 @@ def options_text(args: argparse.Namespace) -> str:
 
 
 def driver_main(args: argparse.Namespace) -> int:
-    specs = select(args.models)
+    everything = bench_models()
+    specs = select(args.models, everything, args.group)
     if not specs:
-        names = ", ".join(s.name for s in select(None))
-        print(f"no model matches '{args.models}'; the models are: {names}", file=sys.stderr)
+        names = ", ".join(f"{s.name} ({s.group})" for s in everything)
+        print(
+            f"no model of {','.join(args.group)} matches '{args.models}'; the models are: {names}",
+            file=sys.stderr,
+        )
         return 2
     env = environment()
     print(f"benchmarking {len(specs)} model(s) on {env['cpu']}, threads {args.threads}")
@@ -704,6 +986,7 @@ def driver_main(args: argparse.Namespace) -> int:
         "settings": {
             "quick": args.quick,
             "models": args.models,
+            "groups": args.group,
             "repeat": args.repeat,
             "warmup": args.warmup,
             "budget_s": args.budget,
@@ -718,12 +1001,16 @@ def driver_main(args: argparse.Namespace) -> int:
     write_atomic(json_path, json.dumps(report, indent=1) + "\n")
     write_atomic(output, render(records, env, args, summary))
     for n in args.threads:
-        s = summary[str(n)]
-        print(
-            f"{n} thread(s): geomean rung/ORT light {fmt(s['geomean_light'])} "
-            f"({s['light_count']}/{s['light_total']}), all {fmt(s['geomean_all'])} "
-            f"({s['all_count']}/{s['all_total']})"
-        )
+        for ratio in ("rung/ORT", "rung/OV"):
+            means = summary[str(n)][ratio]
+            print(
+                f"{n} thread(s): geomean {ratio} "
+                + ", ".join(
+                    f"{group} {fmt(m['geomean'])} ({m['count']}/{m['total']})"
+                    for group, m in means.items()
+                    if m["total"]
+                )
+            )
     print(f"wrote {output} and {json_path.name}")
     return 0
 
@@ -740,11 +1027,25 @@ def thread_list(text: str) -> list[int]:
     return threads
 
 
+def group_list(text: str) -> list[str]:
+    groups = [g.strip() for g in text.split(",") if g.strip()]
+    unknown = [g for g in groups if g not in GROUPS]
+    if not groups or unknown:
+        raise argparse.ArgumentTypeError(f"expected groups among {','.join(GROUPS)}, got '{text}'")
+    return groups
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--models", help="regular expression of the model names to run")
+    parser.add_argument(
+        "--group",
+        type=group_list,
+        default=list(GROUPS),
+        help=f"the groups of models to run (default {','.join(GROUPS)})",
+    )
     parser.add_argument("--repeat", type=int, help="timed runs per runtime (default 20)")
     parser.add_argument("--warmup", type=int, help="warm-up runs per runtime (default 2)")
     parser.add_argument(
@@ -758,7 +1059,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: 3 runs, short budget")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per model")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=2400.0,
+        help="seconds per model, its first export included (default 2400)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -454,6 +454,94 @@ def _conv_direct(
         _convert_into(b, target, out)
 
 
+def _padded_input(b: KernelBuilder, g: _Conv) -> tuple[SSAValue, list[int]]:
+    """The input with its padding made real (zeros), and the pad now to subtract (none).
+
+    A conv that reads a padded copy needs no bounds at all, so its taps can be
+    unrolled in registers. The copy zeroes only the border and copies the
+    rest, a pass over the input that the conv's taps repay many times over.
+    """
+    if not any(g.pad_low) and not any(g.pad_high):
+        return g.x, g.pad_low
+    r = g.rank
+    sizes = [b.iadd(d, lo + hi) for d, lo, hi in zip(g.spatial, g.pad_low, g.pad_high, strict=True)]
+    padded = b.alloc(f32, [g.n, g.c, *sizes])
+
+    def plane(b: KernelBuilder, ivs: list[SSAValue]) -> None:
+        n, c = ivs
+
+        def fill(b: KernelBuilder, i: int, pos: list[Dim]) -> None:
+            rest = sizes[i + 1 :]
+            lo, size = g.pad_low[i], g.spatial[i]
+
+            def zeros(start: Dim) -> Callable[[KernelBuilder, list[SSAValue]], None]:
+                def body(b: KernelBuilder, zs: list[SSAValue]) -> None:
+                    b.store(b.const(0.0, f32), padded, [n, c, *pos, b.iadd(start, zs[0]), *zs[1:]])
+
+                return body
+
+            b.parallel([lo, *rest], zeros(0))
+
+            def inside(b: KernelBuilder, js: list[SSAValue]) -> None:
+                if i + 1 < r:
+                    fill(b, i + 1, [*pos, b.iadd(js[0], lo)])
+                    return
+                src = [*(b.isub(p, g.pad_low[d]) for d, p in enumerate(pos)), js[0]]
+                b.store(b.load(g.x, [n, c, *src]), padded, [n, c, *pos, b.iadd(js[0], lo)])
+
+            b.parallel([size], inside)
+            b.parallel([g.pad_high[i], *rest], zeros(b.iadd(lo, size)))
+
+        fill(b, 0, [])
+
+    b.parallel([g.n, g.c], plane)
+    return padded, [0] * r
+
+
+def _conv_depthwise(b: KernelBuilder, g: _Conv, out: SSAValue, out_spatial: list[Dim]) -> None:
+    """A depthwise f32 conv as a sum over its taps per output point, on a padded input.
+
+    Per output point the taps (a static window) are summed in a register; C
+    compilers unroll them and vectorize along the row. Accumulating whole
+    output planes tap by tap instead does a load and a store of the output
+    per tap and point (measured 2.6x slower than onnxruntime on EfficientNet).
+    """
+    r = g.rank
+    o = b.dims(out)[1]
+    mult = b.idiv(o, g.groups)  # output channels per input channel (the depth multiplier)
+    x, pads = _padded_input(b, g)
+
+    def point(b: KernelBuilder, ivs: list[SSAValue]) -> None:
+        n, oc, es = ivs[0], ivs[1], ivs[2:]
+        channel = b.idiv(oc, mult)
+
+        def tap(b: KernelBuilder, ks: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
+            src = [
+                b.iadd(b.imul(es[i], g.strides[i]), b.imul(ks[i], g.dilations[i])) for i in range(r)
+            ]
+            wv = b.load(g.w, [oc, 0, *ks])
+            xv = b.load(x, [n, channel, *src])
+            return [b.binary("add", acc[0], b.binary("mul", wv, xv))]
+
+        (total,) = b.reduce_loop(g.kernel, [b.const(0.0, f32)], tap)
+        b.store(total, out, ivs)
+
+    assert not any(pads)
+    b.parallel([g.n, o, *out_spatial], point)
+
+
+def _depthwise_f32(op: core.ConvOp, g: _Conv) -> bool:
+    """One input channel per group, f32 throughout, at least one spatial dim."""
+    return (
+        g.rank >= 1
+        and static_value(g.w_dims[1]) == 1
+        and _element(op.input) == f32
+        and _element(op.weight) == f32
+        and _element(op.result) == f32
+        and _work_type(op.acc) == f32
+    )
+
+
 @lowers(core.ConvOp)
 def conv(b: KernelBuilder, op: core.ConvOp) -> list[SSAValue]:
     g = _Conv(b, op)
@@ -478,6 +566,9 @@ def conv(b: KernelBuilder, op: core.ConvOp) -> list[SSAValue]:
         wide = b.alloc(f32, b.dims(out))
         _conv_gemm(b, g, wide, out_spatial)
         _convert_into(b, wide, out)
+        return [out]
+    if _depthwise_f32(op, g):
+        _conv_depthwise(b, g, out, out_spatial)
         return [out]
     _conv_direct(b, g, out, out_spatial, op.acc)
     return [out]

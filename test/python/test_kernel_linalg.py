@@ -253,6 +253,38 @@ CONV = [
         [rand(2, 3, 6, 7), rand(6, 1, 2, 3)],
         {"group": 3, "pads": [0, 1, 1, 0], "dilations": [2, 1]},
     ),
+    # Depthwise convs read a zero-bordered copy of the input and sum their window per point.
+    Case(
+        "conv_depthwise_7x7",
+        "Conv",
+        [rand(2, 4, 9, 11), rand(4, 1, 7, 7), rand(4)],
+        {"group": 4, "pads": [3, 3, 3, 3]},
+        const=(1, 2),
+    ),
+    Case(
+        "conv_depthwise_5x5_stride_asym",
+        "Conv",
+        [rand(1, 6, 13, 12), rand(6, 1, 5, 5)],
+        {"group": 6, "pads": [1, 2, 2, 0], "strides": [2, 3]},
+    ),
+    Case(
+        "conv_depthwise_pad_wider_than_input",
+        "Conv",
+        [rand(1, 2, 2, 3), rand(4, 1, 3, 3)],
+        {"group": 2, "pads": [4, 1, 3, 5]},
+    ),
+    Case(
+        "conv_depthwise_1d",
+        "Conv",
+        [rand(2, 3, 17), rand(3, 1, 4)],
+        {"group": 3, "pads": [2, 1], "dilations": [2]},
+    ),
+    Case(
+        "conv_depthwise_3d",
+        "Conv",
+        [rand(1, 2, 5, 6, 4), rand(2, 1, 3, 2, 3)],
+        {"group": 2, "pads": [1, 0, 1, 1, 1, 0], "strides": [1, 2, 1]},
+    ),
     Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
     Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
     Case("conv_1d", "Conv", [rand(2, 3, 17), rand(5, 3, 4)], {"strides": [2], "pads": [1, 2]}),
