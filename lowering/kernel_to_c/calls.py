@@ -3,23 +3,70 @@
 from __future__ import annotations
 
 from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import OpResult, SSAValue
 
 from rung.dialects import kernel
 from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
 
-from .emitter import Emitter, emits
+from .emitter import Emitter, PackedWeight, emits
 
 
 @emits(kernel.MatmulOp)
 def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
-    """`rung_matmul_float[_bt](lhs, rhs, out, batches, m, n, k, accumulate)`."""
+    """`rung_matmul_float[_bt](lhs, rhs, out, batches, m, n, k, accumulate)`, or, when the
+    right operand is one constant matrix, `rung_matmul_float_packed` with its panels packed
+    once by `_init`."""
     a, b, c = e.buffer(op.lhs), e.buffer(op.rhs), e.buffer(op.out)
-    fn = "rung_matmul_float_bt" if op.transpose_rhs is not None else "rung_matmul_float"
+    tb = op.transpose_rhs is not None
     acc = "1" if op.accumulate is not None else "0"
+    packed = _packed_rhs(e, op)
+    if packed is not None:
+        e.emit(
+            f"rung_matmul_float_packed({a.ptr}, {b.ptr}, {packed}, {c.ptr}, {a.dims[0]}, "
+            f"{c.dims[0]}, {c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc}, {int(tb)});"
+        )
+        return
+    fn = "rung_matmul_float_bt" if tb else "rung_matmul_float"
     e.emit(
         f"{fn}({a.ptr}, {b.ptr}, {c.ptr}, {a.dims[0]}, {b.dims[0]}, {c.dims[0]}, "
         f"{c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc});"
     )
+
+
+def _constant_source(v: SSAValue) -> kernel.ConstantOp | None:
+    """The weights a buffer shows through reshaping views, if it is weights."""
+    while isinstance(v, OpResult):
+        owner = v.owner
+        if isinstance(owner, kernel.ConstantOp):
+            return owner
+        if not isinstance(owner, kernel.ViewOp):
+            return None
+        v = owner.source
+    return None
+
+
+def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> str | None:
+    """The name of the packed copy of a constant right operand (one matrix of static size),
+    declared once per weight and layout; None when the operand is not such a matrix."""
+    source = _constant_source(op.rhs)
+    t = op.rhs.type
+    if source is None or not isinstance(t, MemRefType):
+        return None
+    shape = t.get_shape()
+    if len(shape) != 3 or shape[0] != 1 or any(d < 0 for d in shape):
+        return None
+    weight = e.buffer(source.result).ptr
+    if not any(w.name == weight for w in e.weights):
+        return None
+    tb = op.transpose_rhs is not None
+    n, k = (shape[1], shape[2]) if tb else (shape[2], shape[1])
+    key = (weight, n, k, tb)
+    for packed in e.packed:
+        if packed.key == key:
+            return packed.name
+    name = e.fresh(f"{weight}_packed")
+    e.packed.append(PackedWeight(name, weight, n, k, tb))
+    return name
 
 
 @emits(kernel.CallOp)

@@ -323,6 +323,26 @@ def _weights(weights: list[Weight]) -> tuple[list[str], list[str], bytes]:
     return decls, setup, bytes(weights_bytes)
 
 
+def _pack_lines(emitter: Emitter) -> list[str]:
+    """`_init` packs each constant right operand of the GEMM (freeing a previous packing)."""
+    lines = []
+    for w in emitter.packed:
+        lines.append(f"  free({w.name});")
+        lines.append(
+            f"  {w.name} = rung_gemm_prepack_b((const float *){w.weight}, {w.n}, {w.k}, "
+            f"{int(w.transposed)});"
+        )
+    return [line + "\n" for line in lines]
+
+
+def _unpack_lines(emitter: Emitter) -> list[str]:
+    lines = []
+    for w in emitter.packed:
+        lines.append(f"  free({w.name});")
+        lines.append(f"  {w.name} = 0;")
+    return [line + "\n" for line in lines]
+
+
 def _source(
     p: str,
     emitter: Emitter,
@@ -346,7 +366,7 @@ def _source(
 #include "rung_runtime.h"
 
 {chr(10).join(decls)}
-
+{"".join(f"static float *{w.name};{chr(10)}" for w in emitter.packed)}
 static const char *rung_weights_base;
 static size_t rung_weights_size;
 
@@ -374,11 +394,11 @@ int {p}_init(const char *weights_path) {{
       return 1;
   }}
 {chr(10).join(setup)}
-  return 0;
+{"".join(_pack_lines(emitter))}  return 0;
 }}
 
 void {p}_release(void) {{
-  rung_unmap_weights(rung_weights_base, rung_weights_size);
+{"".join(_unpack_lines(emitter))}  rung_unmap_weights(rung_weights_base, rung_weights_size);
   rung_weights_base = 0;
   rung_weights_size = 0;
 }}

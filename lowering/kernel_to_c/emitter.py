@@ -76,6 +76,21 @@ class Weight:
     """Byte offset in the side file; None when written into the source."""
 
 
+@dataclass(frozen=True)
+class PackedWeight:
+    """A constant right operand of the GEMM, packed into its panels once by `_init`."""
+
+    name: str
+    weight: str
+    n: int
+    k: int
+    transposed: bool
+
+    @property
+    def key(self) -> tuple[str, int, int, bool]:
+        return (self.weight, self.n, self.k, self.transposed)
+
+
 @dataclass
 class Emitter:
     module: ModuleOp
@@ -86,6 +101,7 @@ class Emitter:
     used: set[str] = field(default_factory=set)
     weights: list[Weight] = field(default_factory=list)
     weight_bytes: int = 0
+    packed: list[PackedWeight] = field(default_factory=list)
     depth: int = 1
     counter: int = 0
     uses_openmp: bool = False

@@ -346,19 +346,28 @@ static void rung_gemm_dot_form(const float *a, const float *bt, float *c, int64_
 
 static inline int64_t rung_gemm_ceil(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
-/* Scratch floats rung_gemm_2d needs for an m x n x k product. */
-static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb) {
+/* K blocks of equal size (a multiple of 8), so the last one is not a sliver. */
+static inline int64_t rung_gemm_kstep(int64_t k) {
+  const int64_t kblocks = rung_gemm_ceil(k, RUNG_KC);
+  return (rung_gemm_ceil(k, kblocks) + 7) / 8 * 8;
+}
+
+/* Scratch floats rung_gemm_2d needs for an m x n x k product (B prepacked or not). */
+static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb, int packed) {
   if (m <= 4 && !tb) return 0;
   if (m <= 4 || n <= 4) return tb || n == 1 ? 0 : n * k;
   const int64_t kc = k < RUNG_KC ? k : RUNG_KC;
+  if (packed) return (RUNG_MR + RUNG_VW / 2) * kc;
   const int64_t nc = n < RUNG_NCB ? n : RUNG_NCB;
   return rung_gemm_ceil(nc, RUNG_NR) * RUNG_NR * kc + (RUNG_MR + RUNG_VW / 2) * kc;
 }
 
-/* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. */
+/* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. With
+ * `packed` (all of B in panels, from rung_gemm_prepack_b), B's panels are read from there. */
 static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m, int64_t n,
                             int64_t k, int64_t pc, int64_t kc, int64_t jc, int64_t nc, int add,
-                            int tb, float *bpack, float *edge, float *tpack) {
+                            int tb, float *bpack, float *edge, float *tpack,
+                            const float *packed) {
   const int64_t mfull = m / RUNG_MR * RUNG_MR;
   if (mfull < m) { /* the last rows, zero-padded to a whole panel */
     memset(edge, 0, sizeof(float) * (size_t)(RUNG_MR * kc));
@@ -367,11 +376,14 @@ static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m,
   }
   /* Whole panels are read in place when few row panels share them; else packed. The last
    * nc % VW columns, when fewer than half a vector, take the dot-product tile. */
-  const int direct = !tb && m <= RUNG_DIRECT_B;
-  const int64_t tail = nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
+  const int direct = !packed && !tb && m <= RUNG_DIRECT_B;
+  const int64_t tail = !packed && nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
   const int64_t nv = nc - tail;
   const int64_t nfull = direct ? nv / RUNG_NR * RUNG_NR : 0;
-  if (tb)
+  const float *block = packed ? packed + pc * rung_gemm_ceil(n, RUNG_NR) * RUNG_NR : 0;
+  if (packed)
+    ;
+  else if (tb)
     rung_gemm_pack_b(b + jc * k + pc, k, kc, nv, 1, bpack);
   else if (nfull < nv)
     rung_gemm_pack_b(b + pc * n + jc + nfull, n, kc, nv - nfull, 0, bpack);
@@ -393,7 +405,9 @@ static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m,
     const float *next = rows == RUNG_MR && ir + 2 * RUNG_MR <= m ? ap + RUNG_MR * k : 0;
     for (int64_t jr = 0; jr < nv; jr += RUNG_NR) {
       const int64_t cols = nv - jr < RUNG_NR ? nv - jr : RUNG_NR;
-      const float *bp = jr < nfull ? b + pc * n + jc + jr : bpack + (jr - nfull) * kc;
+      const float *bp = block        ? block + (jc + jr) * kc
+                        : jr < nfull ? b + pc * n + jc + jr
+                                     : bpack + (jr - nfull) * kc;
       const int64_t ldb = jr < nfull ? n : RUNG_NR;
       if (rows == RUNG_MR && cols == RUNG_NR)
         rung_gemm_tile_full(kc, ap, lda, bp, ldb, crow + jr, n, add, jr ? 0 : next);
@@ -409,7 +423,7 @@ static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m,
  * A is read in place (its MR x KC block stays in L1 while it sweeps the packed B block); the
  * last rows, if fewer than MR, are copied into a zero-padded block first. */
 static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, int64_t n,
-                         int64_t k, int accumulate, int tb, float *scratch) {
+                         int64_t k, int accumulate, int tb, float *scratch, const float *packed) {
   if (m <= 4 && !tb) {
     rung_gemm_few_rows(a, b, c, m, n, k, accumulate);
     return;
@@ -424,13 +438,12 @@ static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, in
     rung_gemm_dot_form(a, bt, c, m, n, k, accumulate);
     return;
   }
-  /* K blocks of equal size (a multiple of 8), so the last one is not a sliver. */
   const int64_t kblocks = rung_gemm_ceil(k, RUNG_KC);
-  const int64_t kstep = (rung_gemm_ceil(k, kblocks) + 7) / 8 * 8;
+  const int64_t kstep = rung_gemm_kstep(k);
   const int64_t kmax = k < RUNG_KC ? k : RUNG_KC;
   const int64_t nmax = n < RUNG_NCB ? n : RUNG_NCB;
   float *bpack = scratch;
-  float *edge = scratch + rung_gemm_ceil(nmax, RUNG_NR) * RUNG_NR * kmax;
+  float *edge = packed ? scratch : scratch + rung_gemm_ceil(nmax, RUNG_NR) * RUNG_NR * kmax;
   float *tpack = edge + RUNG_MR * kmax;
   /* K blocks outside N blocks sweep C once per K block; N blocks outside read A once per
    * N block: whichever moves fewer extra floats goes outside. */
@@ -444,7 +457,7 @@ static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, in
       const int64_t kc = k - pc < kstep ? k - pc : kstep;
       const int64_t nc = n - jc < RUNG_NCB ? n - jc : RUNG_NCB;
       rung_gemm_block(a, b, c, m, n, k, pc, kc, jc, nc, accumulate || pc > 0, tb, bpack, edge,
-                      tpack);
+                      tpack, packed);
     }
 }
 
@@ -452,7 +465,7 @@ static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, in
 
 static void rung_matmul_float_any(const float *a, const float *b, float *c, int64_t ba,
                                   int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
-                                  int accumulate, int tb) {
+                                  int accumulate, int tb, const float *packed) {
   if (batch <= 0 || m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(batch * m * n));
@@ -463,7 +476,8 @@ static void rung_matmul_float_any(const float *a, const float *b, float *c, int6
     m *= batch;
     batch = ba = 1;
   }
-  const int64_t need = rung_gemm_scratch(m, n, k, tb);
+  if (bb != 1) packed = 0; /* a prepacked B is one matrix shared by every batch */
+  const int64_t need = rung_gemm_scratch(m, n, k, tb, packed != 0);
   float *scratch = 0;
   if (need > 0) {
     scratch = (float *)aligned_alloc(64, (size_t)((need * 4 + 63) / 64 * 64));
@@ -480,21 +494,51 @@ static void rung_matmul_float_any(const float *a, const float *b, float *c, int6
   }
   for (int64_t p = 0; p < batch; ++p)
     rung_gemm_2d(a + (ba == 1 ? 0 : p) * m * k, b + (bb == 1 ? 0 : p) * k * n, c + p * m * n, m,
-                 n, k, accumulate, tb, scratch);
+                 n, k, accumulate, tb, scratch, packed);
   free(scratch);
 }
 
 static RUNG_UNUSED void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba,
                                           int64_t bb, int64_t batch, int64_t m, int64_t n,
                                           int64_t k, int accumulate) {
-  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0);
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0, 0);
 }
 
 /* The same with the right operand stored transposed: [B,N,K]. */
 static RUNG_UNUSED void rung_matmul_float_bt(const float *a, const float *b, float *c,
                                              int64_t ba, int64_t bb, int64_t batch, int64_t m,
                                              int64_t n, int64_t k, int accumulate) {
-  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1);
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1, 0);
+}
+
+/* ---- constant right operands, packed once --------------------------------------------------- */
+
+/* A layer's weights on the right of a product are the same on every run: rung packs them
+ * into the microkernel's panels once, when the model is initialized (rung_gemm_prepack_b),
+ * rather than reading them in place with a row stride (or packing them) on every call.
+ * Each K block (the steps of rung_gemm_kstep) holds ceil(n / NR) panels of kc x NR floats,
+ * zero-padded, in column order, so any N block is a run of whole panels. Returns 0 when
+ * out of memory; the product then reads B itself. */
+static RUNG_UNUSED float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb) {
+  if (n <= 0 || k <= 0) return 0;
+  const int64_t npad = rung_gemm_ceil(n, RUNG_NR) * RUNG_NR;
+  float *out = (float *)aligned_alloc(64, (size_t)((npad * k * 4 + 63) / 64 * 64));
+  if (!out) return 0;
+  const int64_t kstep = rung_gemm_kstep(k);
+  for (int64_t pc = 0; pc < k; pc += kstep) {
+    const int64_t kc = k - pc < kstep ? k - pc : kstep;
+    rung_gemm_pack_b(tb ? b + pc : b + pc * n, tb ? k : n, kc, n, tb, out + pc * npad);
+  }
+  return out;
+}
+
+/* rung_matmul_float[_bt] with B (one matrix for every batch) also given packed; `packed` may
+ * be 0. Products of at most 4 rows keep their direct forms, which stream B itself. */
+static RUNG_UNUSED void rung_matmul_float_packed(const float *a, const float *b,
+                                                 const float *packed, float *c, int64_t ba,
+                                                 int64_t batch, int64_t m, int64_t n, int64_t k,
+                                                 int accumulate, int tb) {
+  rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, packed);
 }
 
 #endif

@@ -170,6 +170,18 @@ MATMUL = [
         ort=False,
     ),
     Case("gemm_plain", "Gemm", [rand(9, 20), rand(20, 11)]),
+    # Constant right operands are packed once by `_init`: several K blocks, odd N, a batch
+    # of left operands sharing them, and thin products that read them in place.
+    Case("matmul_const_rhs_k_blocks", "MatMul", [rand(37, 600), rand(600, 101)], const=(1,)),
+    Case("matmul_const_rhs_batched", "MatMul", [rand(3, 5, 70), rand(70, 50)], const=(1,)),
+    Case("matmul_const_rhs_few_rows", "MatMul", [rand(3, 64), rand(64, 40)], const=(1,)),
+    Case(
+        "gemm_const_trans_b_k_blocks",
+        "Gemm",
+        [rand(20, 300), rand(130, 300), rand(130)],
+        {"transB": 1},
+        const=(1, 2),
+    ),
     Case(
         "gemm_trans_b_bias",
         "Gemm",
@@ -476,8 +488,12 @@ def test_pool(pool_results: dict, name: str) -> None:
 WRAPPER = r"""
 #include "rung_runtime.h"
 void mm(const float *a, const float *b, float *c, int64_t ba, int64_t bb, int64_t batch,
-        int64_t m, int64_t n, int64_t k, int acc, int tb) {
-  if (tb) rung_matmul_float_bt(a, b, c, ba, bb, batch, m, n, k, acc);
+        int64_t m, int64_t n, int64_t k, int acc, int tb, int pack) {
+  if (pack && bb == 1) { /* B packed once, as _init packs a constant right operand */
+    float *packed = rung_gemm_prepack_b(b, n, k, tb);
+    rung_matmul_float_packed(a, b, packed, c, ba, batch, m, n, k, acc, tb);
+    free(packed);
+  } else if (tb) rung_matmul_float_bt(a, b, c, ba, bb, batch, m, n, k, acc);
   else rung_matmul_float(a, b, c, ba, bb, batch, m, n, k, acc);
 }
 """
@@ -506,39 +522,50 @@ def _build(tmp: Path, name: str, source: str, flags: Sequence[str], shared: bool
 def gemm_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
     lib = ctypes.CDLL(str(_build(tmp_path_factory.mktemp("gemm"), "gemm", WRAPPER, flags, True)))
-    lib.mm.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 6 + [ctypes.c_int] * 2
+    lib.mm.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 6 + [ctypes.c_int] * 3
     return lib
 
 
-def _gemm_cases() -> list[tuple[int, int, int, int, int, int, int, int]]:
+def _gemm_cases() -> list[tuple[int, int, int, int, int, int, int, int, int]]:
     rng = np.random.default_rng(5)
-    cases = [(1, 1, 1, m, n, k, 0, 0) for m in (0, 1, 5) for n in (0, 1, 6) for k in (0, 1, 3)]
-    for _ in range(60):
+    cases = [
+        (1, 1, 1, m, n, k, 0, 0, pack)
+        for m in (0, 1, 5)
+        for n in (0, 1, 6)
+        for k in (0, 1, 3)
+        for pack in (0, 1)
+    ]
+    for _ in range(90):
         m, n, k = (int(rng.choice(SIZES)) for _ in range(3))
         batch = int(rng.integers(1, 4))
         ba = 1 if rng.random() < 0.3 else batch
-        bb = 1 if rng.random() < 0.3 else batch
-        cases.append((ba, bb, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2))))
+        pack = int(rng.random() < 0.4)  # a prepacked B is one matrix for every batch
+        bb = 1 if pack or rng.random() < 0.3 else batch
+        cases.append((ba, bb, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2)), pack))
     return cases
 
 
 def test_gemm_microkernel_matches_numpy(gemm_lib: ctypes.CDLL) -> None:
-    """Every path (thin M, thin N, packed tiles with edges, K blocking) on odd sizes."""
+    """Every path (thin M, thin N, packed tiles with edges, K blocking, B prepacked) on odd
+    sizes."""
     rng = np.random.default_rng(3)
-    for ba, bb, batch, m, n, k, acc, tb in _gemm_cases():
+    for ba, bb, batch, m, n, k, acc, tb, pack in _gemm_cases():
         a = rng.standard_normal((ba, m, k)).astype(np.float32)
         b = rng.standard_normal((bb, n, k) if tb else (bb, k, n)).astype(np.float32)
         c = rng.standard_normal((batch, m, n)).astype(np.float32)
         bm = np.swapaxes(b, 1, 2) if tb else b
         want = np.matmul(a.astype(np.float64), bm.astype(np.float64))
         want = np.broadcast_to(want, (batch, m, n)) + (c if acc else 0)
-        gemm_lib.mm(a.ctypes.data, b.ctypes.data, c.ctypes.data, ba, bb, batch, m, n, k, acc, tb)
+        gemm_lib.mm(
+            a.ctypes.data, b.ctypes.data, c.ctypes.data, ba, bb, batch, m, n, k, acc, tb, pack
+        )
         np.testing.assert_allclose(
             c,
             want,
             rtol=1e-4,
             atol=1e-4 * max(1, k) ** 0.5,
-            err_msg=f"ba={ba} bb={bb} batch={batch} m={m} n={n} k={k} acc={acc} tb={tb}",
+            err_msg=f"ba={ba} bb={bb} batch={batch} m={m} n={n} k={k} acc={acc} tb={tb} "
+            f"pack={pack}",
         )
 
 
@@ -572,7 +599,11 @@ int main(void) {
             const double y = tb ? bp[j * k + q] : bp[q * n + j];
             want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * y;
           }
-    if (tb) rung_matmul_float_bt(a, b, c, batch, bb, batch, m, n, k, acc);
+    if (bb == 1 && t % 4 == 1) {
+      float *packed = rung_gemm_prepack_b(b, n, k, tb);
+      rung_matmul_float_packed(a, b, packed, c, batch, batch, m, n, k, acc, tb);
+      free(packed);
+    } else if (tb) rung_matmul_float_bt(a, b, c, batch, bb, batch, m, n, k, acc);
     else rung_matmul_float(a, b, c, batch, bb, batch, m, n, k, acc);
     for (int64_t i = 0; i < batch * m * n; ++i)
       if (fabs(c[i] - want[i]) > 1e-3) { ++bad; break; }
