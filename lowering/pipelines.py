@@ -364,6 +364,11 @@ register_pass(
     "fuse elementwise producer loops into their consumers",
 )
 register_pass(
+    "kernel-fuse-epilogue",
+    _kernel_opt("epilogue", "FuseEpiloguePass"),
+    "fuse elementwise consumer loops into the nests whose results they read",
+)
+register_pass(
     "kernel-interchange",
     _kernel_opt("interchange", "InterchangePass"),
     "reorder loop nests for unit-stride access",
@@ -381,7 +386,7 @@ register_pass(
 )
 register_pipeline(
     "optimize-kernel",
-    "kernel-fuse-elementwise,kernel-drop-dead-buffers,cse,dce,"
+    "kernel-fuse-elementwise,kernel-fuse-epilogue,kernel-drop-dead-buffers,cse,dce,"
     "kernel-interchange,kernel-tile,kernel-parallelize",
     "optimize loop nests of the kernel dialect: fuse, interchange, tile, parallelize",
 )

@@ -55,7 +55,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -68,9 +67,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core, kernel
-from rung.dialects.constants import constant_attr, constant_value
 
-from .builder import Dim, KernelBuilder, memref_of, static_value
+from .builder import Dim, KernelBuilder, static_value
 from .registry import lowers
 
 _GEMM_TYPES = (Float32Type, Float16Type, BFloat16Type)
@@ -178,8 +176,8 @@ def _gemm_ok(*types: Attribute) -> bool:
 # ---- matmul -----------------------------------------------------------------------------------
 
 
-def _shared_matrix(b: KernelBuilder, value: SSAValue) -> SSAValue | None:
-    """The buffer of a matrix broadcast over the batch dims of `value`, viewed [1, R, C].
+def _broadcast_matrix(value: SSAValue) -> SSAValue | None:
+    """The matrix that `value` broadcasts over its batch dims (unit leading dims), if any.
 
     `core.matmul` takes equal batch dims, so a weight shared by every batch
     arrives broadcast; the microkernel reads it once instead (batch 1).
@@ -199,7 +197,16 @@ def _shared_matrix(b: KernelBuilder, value: SSAValue) -> SSAValue | None:
         return None
     if any(d != 1 for d in src[:-2]):
         return None
-    return b.view(b.buffer(op.input), [1, src[-2], src[-1]])
+    return op.input
+
+
+def _shared_matrix(b: KernelBuilder, value: SSAValue) -> SSAValue | None:
+    """The buffer of a matrix broadcast over the batch dims of `value`, viewed [1, R, C]."""
+    matrix = _broadcast_matrix(value)
+    if matrix is None:
+        return None
+    rows, cols = matrix.type.get_shape()[-2:]  # type: ignore[attr-defined]
+    return b.view(b.buffer(matrix), [1, rows, cols])
 
 
 def _transposed(value: SSAValue) -> SSAValue | None:
@@ -213,24 +220,25 @@ def _transposed(value: SSAValue) -> SSAValue | None:
     return op.input
 
 
-def _pretransposed(b: KernelBuilder, source: SSAValue) -> SSAValue | None:
-    """A constant matrix transposed at compile time, as a new constant buffer.
-
-    The microkernel reads a row-major right operand in place when few rows of
-    the left share it, but must pack a transposed one first: for a Gemm with
-    transB on a batch of 8 that packing is two thirds of the time (36 vs 107
-    GFLOP/s). Weights are constants, so the transpose costs nothing at run time.
-    (With at most 4 rows the transposed form is kept: it becomes dot products.)
-    """
-    owner = source.owner
-    t = source.type
-    if not isinstance(owner, core.ConstantOp) or b.module is None:
-        return None
-    if not isinstance(t, TensorType) or len(t.get_shape()) != 2:
-        return None
-    data = np.ascontiguousarray(constant_value(owner.value, b.module).T)
-    attr = constant_attr(data, b.module, "transposed")
-    return b.insert(kernel.ConstantOp(attr, memref_of(attr.type))).results[0]
+def _transposed_rhs(
+    b: KernelBuilder, value: SSAValue, batch: Dim, n: Dim, k: Dim
+) -> SSAValue | None:
+    """The right operand read in place as [B, N, K] when it is a transpose (maybe of a
+    matrix then broadcast over the batch): one matrix for every batch when it is one."""
+    source = _transposed(value)
+    if source is None:
+        matrix = _broadcast_matrix(value)
+        source = _transposed(matrix) if matrix is not None else None
+        if source is None:
+            return None
+        return b.view(b.buffer(source), [1, n, k])
+    shared = _shared_matrix(b, source)
+    if shared is not None:
+        return shared
+    shape = source.type.get_shape()  # type: ignore[attr-defined]
+    if all(d == 1 for d in shape[:-2]):
+        return b.view(b.buffer(source), [1, n, k])
+    return b.view(b.buffer(source), [batch, n, k])
 
 
 def _matmul_f32(
@@ -241,29 +249,20 @@ def _matmul_f32(
     Operands that are still the core op's own tensors are looked through: a
     matrix broadcast over the batch is read once (batch 1), and a transposed
     right operand is read in place (`transpose_rhs`), so neither copy is made
-    (`kernel-drop-dead-buffers` removes the unused ones); a transposed constant
-    is transposed at compile time instead.
+    (`kernel-drop-dead-buffers` removes the unused ones). A constant right
+    operand, transposed or not, is packed for the microkernel once, by the
+    model's `_init` (see `kernel_to_c.calls`), so its layout costs nothing per run.
     """
-    ad, bd, cd = b.dims(lhs), b.dims(rhs), b.dims(out)
+    ad, cd = b.dims(lhs), b.dims(out)
     batch = b.product(cd[:-2])
-    m, k, n = ad[-2], ad[-1], bd[-1]
+    m, k, n = ad[-2], ad[-1], cd[-1]
     a3 = b3 = None
     transpose = False
     if rhs is b.buffer(op.rhs):
-        rhs_value = op.rhs
-        source = _transposed(rhs_value)
-        rows = static_value(m)
-        # At M <= 4 the transposed form is dot products along K, the faster way to stream B.
-        wide = rows is None or rows > 4
-        pretransposed = _pretransposed(b, source) if source is not None and wide else None
-        if pretransposed is not None:
-            b3 = b.view(pretransposed, [1, k, n])
-        elif source is not None:
-            rhs_value, transpose = source, True
+        b3 = _transposed_rhs(b, op.rhs, batch, n, k)
+        transpose = b3 is not None
         if b3 is None:
-            b3 = _shared_matrix(b, rhs_value)
-        if b3 is None and transpose:
-            b3 = b.view(b.buffer(source), [batch, n, k])  # type: ignore[arg-type]
+            b3 = _shared_matrix(b, op.rhs)
     rhs_shared = b3 is not None and b.dims(b3)[0] == 1
     if lhs is b.buffer(op.lhs) and not rhs_shared:
         a3 = _shared_matrix(b, op.lhs)

@@ -245,7 +245,10 @@ def _nests(module: ModuleOp) -> list[tuple[object, ...]]:
 
 
 def test_passes_are_idempotent() -> None:
-    passes = "kernel-fuse-elementwise,kernel-interchange,kernel-tile,kernel-parallelize"
+    passes = (
+        "kernel-fuse-elementwise,kernel-fuse-epilogue,kernel-interchange,kernel-tile,"
+        "kernel-parallelize"
+    )
     for build in (gelu, transpose_sigmoid, matmul_int32, layernorm):
         module = lowered(build())
         nests = _nests(module)

@@ -91,12 +91,13 @@ func.func @double(%a: tensor<3x4xf64>, %b: tensor<4x5xf64>) -> tensor<3x5xf64> {
   func.return %c : tensor<3x5xf64>
 }
 
-// A transposed constant (a Gemm's weight with transB) is transposed at compile
-// time, so the GEMM reads it in place rather than packing it at run time...
+// A transposed constant (a Gemm's weight with transB) is read in place, as
+// [1, N, K] with `transpose_rhs`: C generation packs it for the GEMM once, at
+// init, so the weights file holds one copy in the model's own layout.
 // CHECK-LABEL: func.func @transposed_constant
-// CHECK:         %[[W:.*]] = kernel.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
-// CHECK-NEXT:    %[[V:.*]] = kernel.view %[[W]]() : memref<3x2xf32> -> memref<1x3x2xf32>
-// CHECK:         kernel.matmul %{{.*}}, %[[V]], %{{.*}} : memref<1x8x3xf32>, memref<1x3x2xf32>, memref<1x8x2xf32>
+// CHECK:         %[[W:.*]] = kernel.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK:         %[[V:.*]] = kernel.view %[[W]]() : memref<2x3xf32> -> memref<1x2x3xf32>
+// CHECK:         kernel.matmul %{{.*}}, %[[V]], %{{.*}} {transpose_rhs} : memref<1x8x3xf32>, memref<1x2x3xf32>, memref<1x8x2xf32>
 func.func @transposed_constant(%a: tensor<8x3xf32>) -> tensor<8x2xf32> {
   %w = core.constant() {value = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
   %b = core.transpose(%w) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
@@ -104,7 +105,7 @@ func.func @transposed_constant(%a: tensor<8x3xf32>) -> tensor<8x2xf32> {
   func.return %c : tensor<8x2xf32>
 }
 
-// ...except with at most 4 rows, where the transposed form is a set of dot products.
+// With at most 4 rows the transposed form is a set of dot products.
 // CHECK-LABEL: func.func @transposed_constant_few_rows
 // CHECK:         kernel.matmul %{{.*}}, %{{.*}}, %{{.*}} {transpose_rhs} : memref<1x4x3xf32>, memref<1x2x3xf32>, memref<1x4x2xf32>
 func.func @transposed_constant_few_rows(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
@@ -112,4 +113,18 @@ func.func @transposed_constant_few_rows(%a: tensor<4x3xf32>) -> tensor<4x2xf32> 
   %b = core.transpose(%w) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   %c = core.matmul(%a, %b) {acc = f32} : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
   func.return %c : tensor<4x2xf32>
+}
+
+// A transposed weight broadcast over the batch (how exporters write a tied
+// language-model head, x[1, S, H] @ W^T) is one matrix read in place: the
+// matmul reads %w itself, so the nests of the transpose and the broadcast are
+// dead (kernel-drop-dead-buffers removes them).
+// CHECK-LABEL: func.func @transposed_then_broadcast
+// CHECK:         %[[V:.*]] = kernel.view %w() : memref<5x3xf32> -> memref<1x5x3xf32>
+// CHECK:         kernel.matmul %{{.*}}, %[[V]], %{{.*}} {transpose_rhs} : memref<1x8x3xf32>, memref<1x5x3xf32>, memref<1x8x5xf32>
+func.func @transposed_then_broadcast(%a: tensor<1x8x3xf32>, %w: tensor<5x3xf32>) -> tensor<1x8x5xf32> {
+  %t = core.transpose(%w) {perm = array<i64: 1, 0>} : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %b = core.broadcast(%t) {dims = array<i64: 1, 2>} : (tensor<3x5xf32>) -> tensor<1x3x5xf32>
+  %c = core.matmul(%a, %b) {acc = f32} : (tensor<1x8x3xf32>, tensor<1x3x5xf32>) -> tensor<1x8x5xf32>
+  func.return %c : tensor<1x8x5xf32>
 }
