@@ -311,6 +311,7 @@ static RUNG_UNUSED void rung_unmap_weights(const char *base, size_t size) {
 }
 
 #include "rung_gemm.h"
+#include "rung_math.h"
 #include "rung_sort.h"
 #include "rung_nms.h"
 #include "rung_seq.h"

@@ -241,11 +241,25 @@ _LIBM = {
 }  # fmt: skip
 """math ops that are one libm call of the same operands (`expf`, `exp` for f64)."""
 
+_RUNG_MATH = {
+    math.ExpOp: "rung_expf", math.TanhOp: "rung_tanhf", math.ErfOp: "rung_erff",
+    math.LogOp: "rung_logf",
+}  # fmt: skip
+"""math ops whose float (and narrower) versions call the runtime's `rung_math.h`
+instead of libm: a loop calling libm stays scalar, one calling these vectorizes."""
+
+
+def math_function(op: Operation) -> str:
+    """The C function of a math op for its result type."""
+    t = _type(op)
+    if type(op) in _RUNG_MATH and not isinstance(t, Float64Type):
+        return _RUNG_MATH[type(op)]
+    return libm(_LIBM[type(op)], t)
+
 
 @expression(*_LIBM)
 def libm_call(op: Operation, args: list[str]) -> str:
-    t = _type(op)
-    return rounded(t, f"{libm(_LIBM[type(op)], t)}({', '.join(args)})")
+    return rounded(_type(op), f"{math_function(op)}({', '.join(args)})")
 
 
 @expression(math.RsqrtOp)

@@ -29,6 +29,7 @@ F = TensorProto.FLOAT
 RNG = np.random.default_rng(11)
 HEADERS = [
     "rung_gemm.h",
+    "rung_math.h",
     "rung_nms.h",
     "rung_runtime.h",
     "rung_seq.h",

@@ -5,7 +5,7 @@
 // CHECK:      _Float16 *const x = (_Float16 *)inputs[0].data;
 // CHECK:      uint16_t *const w = (uint16_t *)inputs[1].data;
 // CHECK:        float a = (float)x[i];
-// CHECK-NEXT:   float e = rung_round_f16(expf(a));
+// CHECK-NEXT:   float e = rung_round_f16(rung_expf(a));
 // CHECK-NEXT:   y[i] = (_Float16)e;
 // CHECK:        float b = rung_bf16_to_f32(w[i]);
 // CHECK-NEXT:   float m = rung_round_bf16(b * b);

@@ -17,12 +17,13 @@ func.func @main(%x: tensor<2x3xf32> {onnx.name = "x"}) -> (tensor<2x3xf32> {onnx
   func.return %y : tensor<2x3xf32>
 }
 
-// CHECK: wrote 9 files to {{.*}}out: compile.c, compile.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h, libcompile.so (arena {{[0-9]+}} bytes, weights 0 bytes)
+// CHECK: wrote 10 files to {{.*}}out: compile.c, compile.h, rung_gemm.h, rung_math.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h, libcompile.so (arena {{[0-9]+}} bytes, weights 0 bytes)
 
 // FILES:      compile.c
 // FILES-NEXT: compile.h
 // FILES-NEXT: libcompile.so
 // FILES-NEXT: rung_gemm.h
+// FILES-NEXT: rung_math.h
 // FILES-NEXT: rung_nms.h
 // FILES-NEXT: rung_runtime.h
 // FILES-NEXT: rung_seq.h
@@ -31,7 +32,7 @@ func.func @main(%x: tensor<2x3xf32> {onnx.name = "x"}) -> (tensor<2x3xf32> {onnx
 // EXISTS: rung: error: '{{.*}}out' already holds compile.c, compile.h, libcompile.so; use --force to overwrite them, or choose another output folder or --prefix
 // EXISTS-NOT: Traceback
 
-// EMIT:      wrote 8 files to {{.*}}out: net.c, net.h, rung_gemm.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h (arena {{[0-9]+}} bytes, weights 0 bytes)
+// EMIT:      wrote 9 files to {{.*}}out: net.c, net.h, rung_gemm.h, rung_math.h, rung_nms.h, rung_runtime.h, rung_seq.h, rung_sort.h, rung_tensor.h (arena {{[0-9]+}} bytes, weights 0 bytes)
 // EMIT-NEXT:   import          {{[0-9]+\.[0-9]+}} s
 // EMIT-NEXT:   lower-to-core   {{[0-9]+\.[0-9]+}} s
 // EMIT-NEXT:   lower-to-kernel {{[0-9]+\.[0-9]+}} s
