@@ -45,6 +45,16 @@ def _constant_source(v: SSAValue) -> kernel.ConstantOp | None:
     return None
 
 
+def _thin(e: Emitter, op: kernel.MatmulOp) -> bool:
+    """Whether every product has at most 4 rows (known statically): the GEMM then streams B
+    itself (a matrix-vector product), so a packed copy would only take memory."""
+    a, c = e.buffer(op.lhs), e.buffer(op.out)
+    if not (c.dims[0].isdigit() and c.dims[1].isdigit()):
+        return False
+    rows, batch = int(c.dims[1]), int(c.dims[0])
+    return rows <= 4 and (a.dims[0] == "1" or rows * batch <= 4)
+
+
 def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> str | None:
     """The name of the packed copy of a constant right operand (one matrix of static size),
     declared once per weight and layout; None when the operand is not such a matrix."""
@@ -57,6 +67,8 @@ def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> str | None:
         return None
     weight = e.buffer(source.result).ptr
     if not any(w.name == weight for w in e.weights):
+        return None
+    if _thin(e, op):
         return None
     tb = op.transpose_rhs is not None
     n, k = (shape[1], shape[2]) if tb else (shape[2], shape[1])
