@@ -313,6 +313,12 @@ def _fold_constants() -> type[ModulePass]:
     return FoldConstantsPass
 
 
+def _prune_conv_taps() -> type[ModulePass]:
+    from rung.lowering.core_opt import PruneConvTapsPass
+
+    return PruneConvTapsPass
+
+
 def _hoist_loop_invariants() -> type[ModulePass]:
     from rung.lowering.core_opt import HoistLoopInvariantsPass
 
@@ -342,6 +348,11 @@ register_pass(
 )
 register_pass(
     "core-fold-constants", _fold_constants, "evaluate core ops whose operands are constants"
+)
+register_pass(
+    "core-prune-conv-taps",
+    _prune_conv_taps,
+    "drop convolution taps that read only padding; split convolutions that mostly do",
 )
 register_pass(
     "core-hoist-loop-invariants",
@@ -392,7 +403,8 @@ register_pipeline(
 )
 register_pipeline(
     "core-to-kernel",
-    "convert-core-to-kernel,kernel-drop-dead-buffers,cse,dce,optimize-kernel,kernel-plan-memory",
+    "core-prune-conv-taps,dce,convert-core-to-kernel,kernel-drop-dead-buffers,cse,dce,"
+    "optimize-kernel,kernel-plan-memory",
     "lower the core dialect to the kernel dialect: buffers, optimized loop nests, a memory plan",
 )
 register_pipeline(

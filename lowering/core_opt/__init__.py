@@ -1,6 +1,7 @@
 """Optimizations at the core level: passes that take core IR to better core IR."""
 
+from .conv_taps import PruneConvTapsPass
 from .fold import FoldConstantsPass
 from .hoist import HoistLoopInvariantsPass
 
-__all__ = ["FoldConstantsPass", "HoistLoopInvariantsPass"]
+__all__ = ["FoldConstantsPass", "HoistLoopInvariantsPass", "PruneConvTapsPass"]
