@@ -525,9 +525,11 @@ class _Arg:
     """The port's element type; for sequences, optionals and strings (`native_values`)
     the only one of these fields that counts."""
 
-    @property
-    def is_value(self) -> bool:
-        return native_values.is_value(self.element)  # type: ignore[arg-type]
+    is_value: bool = field(init=False)
+    """Whether the port goes through `native_values` (computed once: runs check it often)."""
+
+    def __post_init__(self) -> None:
+        self.is_value = native_values.is_value(self.element)  # type: ignore[arg-type]
 
 
 def _args(items: Sequence[tuple[str, object, list[int]]]) -> list[_Arg]:
@@ -555,7 +557,9 @@ def _check_inputs(args: Sequence[_Arg], inputs: Sequence[object]) -> list[Any]:
             arrays.append(native_values.check(arg.element, arg.shape, value, what))  # type: ignore[arg-type]
             continue
         # asarray(order="C") keeps 0-d arrays 0-d (ascontiguousarray makes them 1-d).
-        a = np.asarray(value, order="C")
+        a = value if type(value) is np.ndarray and value.flags.c_contiguous else None
+        if a is None:
+            a = np.asarray(value, order="C")
         if a.dtype != arg.dtype:
             raise EvaluationError(f"input {i} ('{arg.name}') must be of {arg.dtype}, got {a.dtype}")
         if a.ndim != len(arg.shape) or any(
@@ -599,6 +603,7 @@ class NativeModel:
             raise EvaluationError(f"cannot initialize the model: {self._error().decode()}")
         self._lock = threading.Lock()
         self._arena = np.empty(self.arena_bytes + 64, dtype=np.uint8)
+        self._arena_base = (self._arena.ctypes.data + 63) // 64 * 64
 
     def run(self, inputs: Sequence[object]) -> list[object]:
         arrays = _check_inputs(self.inputs, inputs)
@@ -608,16 +613,14 @@ class NativeModel:
             if arg.is_value:
                 native_values.put(ins[i], arg.element, a, keep)  # type: ignore[arg-type]
                 continue
-            ins[i].data = a.ctypes.data
-            ins[i].dtype = arg.code
-            ins[i].rank = a.ndim
-            for d, n in enumerate(a.shape):
-                ins[i].shape[d] = n
+            t = ins[i]
+            t.data = a.ctypes.data
+            t.dtype = arg.code
+            t.rank = a.ndim
+            t.shape[: a.ndim] = a.shape
         outs = (RungTensor * max(len(self.outputs), 1))()
         with self._lock:
-            base = self._arena.ctypes.data
-            aligned = (base + 63) // 64 * 64
-            rc = self._run(ins, outs, aligned)
+            rc = self._run(ins, outs, self._arena_base)
             if rc != 0:
                 raise EvaluationError(f"the compiled model failed: {self._error().decode()}")
         results: list[object] = []
@@ -626,12 +629,12 @@ class NativeModel:
             if arg.is_value:
                 results.append(native_values.take(t, self._free))
                 continue
-            shape = tuple(int(t.shape[d]) for d in range(t.rank))
-            count = int(np.prod(shape)) if shape else 1
-            nbytes = count * arg.dtype.itemsize
-            raw = ctypes.string_at(t.data, nbytes) if nbytes else b""
+            # One copy, out of the buffer the model allocated, into an array numpy owns.
+            array = np.empty(tuple(t.shape[: t.rank]), dtype=arg.dtype)
+            if array.nbytes:
+                ctypes.memmove(array.ctypes.data, t.data, array.nbytes)
             self._free(t.data)
-            results.append(np.frombuffer(raw, dtype=arg.dtype).reshape(shape).copy())
+            results.append(array)
         return results
 
 
@@ -884,6 +887,7 @@ def _sanitized_child(job: str, result: str) -> None:
     model._arena = np.ctypeslib.as_array(
         (ctypes.c_uint8 * max(model.arena_bytes, 1)).from_address(pointer.value or 0)
     )
+    model._arena_base = pointer.value or 0
     first: list[object] | None = None
     for run in range(repeat):
         model._arena[:] = (0xA5, 0x5A, 0xFF, 0x00)[run % 4]

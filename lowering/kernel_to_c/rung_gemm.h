@@ -33,6 +33,10 @@
 #ifndef RUNG_GEMM_INCLUDED /* not RUNG_GEMM_H: a model's own header may guard with that */
 #define RUNG_GEMM_INCLUDED
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #if defined(__GNUC__) && !defined(RUNG_GEMM_SCALAR)
 #define RUNG_GEMM_VECTOR 1
 #else
@@ -390,31 +394,48 @@ static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m,
   for (int64_t q = 0; q < tail; ++q)
     for (int64_t p = 0; p < kc; ++p)
       tpack[q * kc + p] = tb ? b[(jc + nv + q) * k + pc + p] : b[(pc + p) * n + jc + nv + q];
-  /* Row panels are independent: with OpenMP, threads share them. */
+  /* Tiles are independent. Threads take equal runs of them in row-panel order, so each
+   * keeps the A panels of its rows in cache, and a product of few row panels (a batch of
+   * 8, a 64-channel conv) still splits evenly, along its columns. The last column item of
+   * a row panel is its dot-product tail, when there is one. */
+  const int64_t panels = rung_gemm_ceil(m, RUNG_MR);
+  const int64_t col_items = rung_gemm_ceil(nv, RUNG_NR) + (tail ? 1 : 0);
+  const int64_t items = panels * col_items;
 #ifdef _OPENMP
-  const int threads = 2 * m * nc * kc >= (1 << 22) && m >= 2 * RUNG_MR;
-#pragma omp parallel for schedule(static) if (threads)
+  const int threads = 2 * m * nc * kc >= (1 << 20) && items >= 2;
+#pragma omp parallel if (threads)
 #endif
-  for (int64_t ir = 0; ir < m; ir += RUNG_MR) {
-    const int64_t rows = m - ir < RUNG_MR ? m - ir : RUNG_MR;
-    const float *ap = rows == RUNG_MR ? a + ir * k + pc : edge;
-    const int64_t lda = rows == RUNG_MR ? k : kc;
-    float *crow = c + ir * n + jc;
-    /* The first tile of a row panel fetches the next panel's rows of A (they come from
-     * memory when A is a layer's weights). */
-    const float *next = rows == RUNG_MR && ir + 2 * RUNG_MR <= m ? ap + RUNG_MR * k : 0;
-    for (int64_t jr = 0; jr < nv; jr += RUNG_NR) {
+  {
+    int64_t first = 0, last = items;
+#ifdef _OPENMP
+    const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
+    first = items * me / team;
+    last = items * (me + 1) / team;
+#endif
+    for (int64_t item = first; item < last; ++item) {
+      const int64_t ir = item / col_items * RUNG_MR, jr = item % col_items * RUNG_NR;
+      const int64_t rows = m - ir < RUNG_MR ? m - ir : RUNG_MR;
+      const float *ap = rows == RUNG_MR ? a + ir * k + pc : edge;
+      const int64_t lda = rows == RUNG_MR ? k : kc;
+      float *crow = c + ir * n + jc;
+      if (jr >= nv) { /* the tail */
+        rung_gemm_dot_tile(kc, ap, lda, tpack, tail, crow + nv, n, add, rows);
+        continue;
+      }
+      /* The first tile of a row panel fetches the next panel's rows of A (they come from
+       * memory when A is a layer's weights). */
+      const int fetch = jr == 0 && rows == RUNG_MR && ir + 2 * RUNG_MR <= m;
+      const float *next = fetch ? ap + RUNG_MR * k : 0;
       const int64_t cols = nv - jr < RUNG_NR ? nv - jr : RUNG_NR;
       const float *bp = block        ? block + (jc + jr) * kc
                         : jr < nfull ? b + pc * n + jc + jr
                                      : bpack + (jr - nfull) * kc;
       const int64_t ldb = jr < nfull ? n : RUNG_NR;
       if (rows == RUNG_MR && cols == RUNG_NR)
-        rung_gemm_tile_full(kc, ap, lda, bp, ldb, crow + jr, n, add, jr ? 0 : next);
+        rung_gemm_tile_full(kc, ap, lda, bp, ldb, crow + jr, n, add, next);
       else
         rung_gemm_panel(kc, ap, lda, bp, ldb, crow + jr, n, add, rows, cols);
     }
-    if (tail) rung_gemm_dot_tile(kc, ap, lda, tpack, tail, crow + nv, n, add, rows);
   }
 }
 
