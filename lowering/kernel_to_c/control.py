@@ -14,12 +14,13 @@ from collections.abc import Sequence
 
 from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import Float64Type, MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, SSAValue
 
 from rung.dialects import kernel
 
 from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
+from .windows import UNROLL_LIMIT, unrolled_window
 
 
 @emits(kernel.LoopOp)
@@ -37,7 +38,7 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         e.uses_openmp = True
         e.emit("#pragma omp parallel for schedule(static)")
     opened = 0
-    unroll = _unrolled_window(op)
+    unroll = unrolled_window(op)
     for iv, bound, step in zip(op.ivs, op.bounds(), op.step_sizes, strict=True):
         name = e.fresh(iv.name_hint, "i")
         e.names[iv] = name
@@ -57,52 +58,6 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
     for _ in range(opened):
         e.depth -= 1
         e.emit("}")
-
-
-UNROLL_LIMIT = 64
-"""Most iterations of a small reduction nest unrolled whole (a 7x7 window has 49)."""
-
-
-def _unrolled_window(op: kernel.LoopOp) -> bool:
-    """A small, static reduction nest inside a loop that walks a row it reads: unrolled in full,
-    so that the row loop vectorizes.
-
-    A depthwise conv sums its window (3x3 to 7x7 taps) per output point in a
-    carried value. gcc vectorizes only innermost loops, and unrolls a constant
-    nest completely before its vectorizer only when asked, so without the
-    pragma the row loop around the window stays scalar.
-    """
-    if not op.inits or not isinstance(op.parent_op(), kernel.LoopOp):
-        return False
-    bounds = op.bounds()
-    if not all(isinstance(b, int) for b in bounds):
-        return False
-    trips = 1
-    for b in bounds:
-        assert isinstance(b, int)
-        trips *= b
-    if trips > UNROLL_LIMIT:
-        return False
-    inner_ops = [inner for inner in op.body.walk() if inner is not op]
-    if any(isinstance(inner, kernel.LoopOp) for inner in inner_ops):
-        return False
-    parent = op.parent_op()
-    assert isinstance(parent, kernel.LoopOp)
-    row = parent.ivs[-1]
-    return any(
-        isinstance(inner, kernel.LoadOp) and inner.indices and _depends_on(inner.indices[-1], row)
-        for inner in inner_ops
-    )
-
-
-def _depends_on(value: SSAValue, iv: SSAValue, budget: int = 16) -> bool:
-    """Whether an index is computed from `iv` (through a few arith ops): loads along the row."""
-    if value is iv:
-        return True
-    owner = value.owner
-    if budget == 0 or not isinstance(owner, Operation) or isinstance(owner, kernel.LoopOp):
-        return False
-    return any(_depends_on(v, iv, budget - 1) for v in owner.operands)
 
 
 @emits(scf.IfOp)

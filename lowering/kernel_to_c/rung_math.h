@@ -50,6 +50,16 @@ static inline RUNG_UNUSED float rung_math_select(int c, float a, float b) {
   return rung_math_float((rung_math_bits(a) & mask) | (rung_math_bits(b) & ~mask));
 }
 
+/* maximumf / minimumf (NaN if either operand is NaN) as a blend, for the row loop of an
+ * unrolled window, where gcc leaves a `?:` as a branch and the row scalar. */
+static inline RUNG_UNUSED float rung_maximumf(float a, float b) {
+  return rung_math_select((a != a) | (a > b), a, b);
+}
+
+static inline RUNG_UNUSED float rung_minimumf(float a, float b) {
+  return rung_math_select((a != a) | (a < b), a, b);
+}
+
 /* x with the sign bit of `sign`; `x` has none. */
 static inline RUNG_UNUSED float rung_math_signed(float x, float sign) {
   return rung_math_float(rung_math_bits(x) | (rung_math_bits(sign) & 0x80000000u));

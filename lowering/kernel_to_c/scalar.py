@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, IntegerAttr
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import kernel
 
@@ -123,9 +123,80 @@ def float_extremum(op: Operation, args: list[str]) -> str:
 
 @expression(*_NAN_EXTREMA)
 def nan_extremum(op: Operation, args: list[str]) -> str:
-    """`maximumf`/`minimumf`: a NaN operand gives NaN."""
+    """`maximumf`/`minimumf`: a NaN operand gives NaN.
+
+    A clamp against a constant bound (ReLU, ReLU6, HardSwish, Clip) is a mask blend
+    (`rung_maximumf`): gcc folds the bound, then keeps the `?:` as a branch (a
+    compare that might trap is not speculated), and the loop stays scalar. The max
+    of two run-time values (a max pool, Max) keeps the `?:`, and so does a clamp of
+    values read with a stride along the innermost loop (a ReLU fused into a strided
+    max pool): gcc does not vectorize those loops, and in scalar code the branch is
+    faster than the blend."""
     a, b = args
+    if (
+        scalar_type(_type(op)) == "float"
+        and any(_constant_bound(v) for v in op.operands)
+        and _reads_rows(op)
+    ):
+        return f"{_MASKED_EXTREMA[type(op)]}({a}, {b})"
     return f"(({a} != {a} || {a} {_NAN_EXTREMA[type(op)]} {b}) ? {a} : {b})"
+
+
+def _reads_rows(op: Operation) -> bool:
+    """Whether every load `op` is computed from reads its innermost loop's last index at
+    unit stride (or not at all): a loop gcc can vectorize."""
+    loop = op.parent_op()
+    if not isinstance(loop, kernel.LoopOp) or not loop.ivs:
+        return False
+    row = loop.ivs[-1]
+    seen: set[Operation] = set()
+    todo = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+    while todo:
+        owner = todo.pop()
+        if owner in seen or owner.parent_op() is not loop or len(seen) > 64:
+            continue
+        seen.add(owner)
+        if isinstance(owner, kernel.LoadOp):
+            if owner.indices and _stride(owner.indices[-1], row, 16) not in (0, 1):
+                return False
+            continue
+        todo.extend(v.owner for v in owner.operands if isinstance(v.owner, Operation))
+    return True
+
+
+def _stride(index: SSAValue, iv: SSAValue, budget: int) -> int | None:
+    """How far `index` moves per step of `iv`: 0, 1, or None (anything else, or unknown)."""
+    if index is iv:
+        return 1
+    owner = index.owner
+    if not isinstance(owner, Operation) or isinstance(owner, kernel.LoopOp):
+        return 0
+    if budget == 0:
+        return None
+    strides = [_stride(v, iv, budget - 1) for v in owner.operands]
+    if all(s == 0 for s in strides):
+        return 0
+    if isinstance(owner, arith.AddiOp) and set(strides) == {0, 1}:
+        return 1
+    if isinstance(owner, arith.SubiOp) and strides == [1, 0]:
+        return 1
+    return None
+
+
+def _constant_bound(value: SSAValue) -> bool:
+    """A compile-time constant: a literal, or a load from a constant buffer."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return True
+    if not isinstance(owner, kernel.LoadOp):
+        return False
+    buffer = owner.buffer.owner
+    while isinstance(buffer, kernel.ViewOp | kernel.SubviewOp):
+        buffer = buffer.source.owner
+    return isinstance(buffer, kernel.ConstantOp)
+
+
+_MASKED_EXTREMA = {arith.MaximumfOp: "rung_maximumf", arith.MinimumfOp: "rung_minimumf"}
 
 
 @expression(arith.NegfOp)

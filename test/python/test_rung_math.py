@@ -256,3 +256,80 @@ def test_gcc_vectorizes_loops_calling_them(tmp_path: Path) -> None:
     assert vectorized == set(SILU_LOOPS), proc.stderr
     calls = re.findall(r"^\s*call\w*\s+(\S+)", (tmp_path / "silu.s").read_text(), re.MULTILINE)
     assert calls == []
+
+
+EXTREMA = """\
+#include "rung_runtime.h"
+void test_max(const float *restrict a, const float *restrict b, float *restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = rung_maximumf(a[i], b[i]);
+}
+void test_min(const float *restrict a, const float *restrict b, float *restrict y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = rung_minimumf(a[i], b[i]);
+}
+"""
+
+WINDOW = """\
+#include "rung_runtime.h"
+static const float lo[1] = {0.0f}, hi[1] = {6.0f};
+void window(const float *w, const float *in, float *out) {
+  for (int64_t c = 0; c < 64; c++)
+    for (int64_t y = 0; y < 14; y++)
+      for (int64_t x = 0; x < 14; x++) {
+        float acc = 0.0f;
+#pragma GCC unroll 64
+        for (int64_t i = 0; i < 3; i++)
+#pragma GCC unroll 64
+          for (int64_t j = 0; j < 3; j++)
+            acc = acc + w[(c * 3 + i) * 3 + j] * in[(c * 16 + y + i) * 16 + x + j];
+        float t = acc + 3.0f;
+        float u = CLAMP;
+        out[(c * 14 + y) * 14 + x] = acc * u;
+      }
+}
+"""
+WINDOW_ROW = 6
+"""The source line of WINDOW's row loop (over x)."""
+
+BLEND = "rung_minimumf(rung_maximumf(t, lo[0]), hi[0])"
+
+
+def test_maximumf_and_minimumf_propagate_nan_from_either_side(tmp_path: Path) -> None:
+    """The blends choose as `(a != a || a > b) ? a : b` does: NaN from either operand,
+    infinities and signed zeros as that expression picks them."""
+    copy_headers(tmp_path)
+    (tmp_path / "extrema.c").write_text(EXTREMA)
+    cmd = [*native.compiler(), *native.build_flags(False), "extrema.c", "-o", "lib.so", "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lib = ctypes.CDLL(str(tmp_path / "lib.so"))
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 3.5, MAX, -MAX, TINY])
+    a, b = (v.ravel().astype(np.float32) for v in np.meshgrid(special, special))
+    for name, greater in (("max", True), ("min", False)):
+        fn = getattr(lib, f"test_{name}")
+        fn.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int64]
+        y = np.empty_like(a)
+        fn(a.ctypes.data, b.ctypes.data, y.ctypes.data, a.size)
+        pick_a = np.isnan(a) | ((a > b) if greater else (a < b))
+        want = np.where(pick_a, a, b)
+        assert np.array_equal(np.isnan(y), np.isnan(a) | np.isnan(b)), name
+        same = np.isnan(want) | (y.view(np.uint32) == want.view(np.uint32))
+        assert same.all(), (name, a[~same], b[~same], y[~same])
+
+
+def _window_vectorized(tmp_path: Path, clamp: str) -> set[int]:
+    cc = gcc()
+    copy_headers(tmp_path)
+    (tmp_path / "window.c").write_text(WINDOW.replace("CLAMP", clamp))
+    flags = [*native.build_flags(False, shared=False), "-fopt-info-vec-optimized"]
+    cmd = [*cc, *flags, "-c", "window.c", "-o", "window.o"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return {
+        int(m) for m in re.findall(r"window\.c:(\d+):\d+: optimized: loop vectorized", proc.stderr)
+    }
+
+
+def test_gcc_vectorizes_a_window_row_with_a_clamp(tmp_path: Path) -> None:
+    """A depthwise window with a fused ReLU6 against constant bounds: with the blends, gcc
+    vectorizes the row loop around the unrolled window."""
+    assert WINDOW_ROW in _window_vectorized(tmp_path, BLEND)
