@@ -9,9 +9,16 @@ defines overflow and C does not.
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import prod
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import Float64Type, FloatAttr, IndexType, IntegerAttr
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import kernel
@@ -188,12 +195,36 @@ def _constant_bound(value: SSAValue) -> bool:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp):
         return True
+    return _constant_buffer(value) is not None
+
+
+def _constant_buffer(value: SSAValue) -> kernel.ConstantOp | None:
+    """The constant buffer (seen through views) that `value` is loaded from, if any."""
+    owner = value.owner
     if not isinstance(owner, kernel.LoadOp):
-        return False
+        return None
     buffer = owner.buffer.owner
     while isinstance(buffer, kernel.ViewOp | kernel.SubviewOp):
         buffer = buffer.source.owner
-    return isinstance(buffer, kernel.ConstantOp)
+    return buffer if isinstance(buffer, kernel.ConstantOp) else None
+
+
+def _constant_number(value: SSAValue) -> float | None:
+    """The number `value` always is: a literal, or a load from a constant buffer whose
+    elements are all that number (a scalar weight such as Pow's exponent)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        attr = owner.value
+        return float(attr.value.data) if isinstance(attr, FloatAttr | IntegerAttr) else None
+    buffer = _constant_buffer(value)
+    if buffer is None or not isinstance(buffer.value, DenseIntOrFPElementsAttr):
+        return None
+    if not 0 < prod(buffer.result.type.get_shape()) <= 16:
+        return None
+    values = buffer.value.get_values()
+    if any(v != values[0] for v in values):
+        return None
+    return float(values[0])
 
 
 _MASKED_EXTREMA = {arith.MaximumfOp: "rung_maximumf", arith.MinimumfOp: "rung_minimumf"}
@@ -330,7 +361,25 @@ def math_function(op: Operation) -> str:
 
 @expression(*_LIBM)
 def libm_call(op: Operation, args: list[str]) -> str:
+    if isinstance(op, math.PowFOp) and scalar_type(_type(op)) in ("float", "double"):
+        power = _small_power(op, args[0])
+        if power is not None:
+            return power
     return rounded(_type(op), f"{math_function(op)}({', '.join(args)})")
+
+
+def _small_power(op: math.PowFOp, x: str) -> str | None:
+    """`x^n` for a constant n in 1..4 as products, as onnxruntime computes a square or a
+    cube: GPT-2's GELU cubes its input, and a loop calling `powf` stays scalar."""
+    n = _constant_number(op.rhs)
+    if n not in (1.0, 2.0, 3.0, 4.0):
+        return None
+    return {
+        1.0: x,
+        2.0: f"({x} * {x})",
+        3.0: f"({x} * {x} * {x})",
+        4.0: f"(({x} * {x}) * ({x} * {x}))",
+    }[n]
 
 
 @expression(math.RsqrtOp)
