@@ -30,6 +30,7 @@ import contextlib
 import ctypes
 import functools
 import hashlib
+import math
 import os
 import platform
 import re
@@ -605,6 +606,13 @@ class NativeModel:
         self._arena = np.empty(self.arena_bytes + 64, dtype=np.uint8)
         self._arena_base = (self._arena.ctypes.data + 63) // 64 * 64
 
+    def _adopt(self, data: int, nbytes: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        """An array over the model's own output buffer, which is freed with the buffer
+        object every view of the array keeps alive."""
+        buffer = (ctypes.c_char * nbytes).from_address(data)
+        weakref.finalize(buffer, self._free, data)
+        return np.frombuffer(buffer, dtype=dtype).reshape(shape)
+
     def run(self, inputs: Sequence[object]) -> list[object]:
         arrays = _check_inputs(self.inputs, inputs)
         ins = (RungTensor * max(len(self.inputs), 1))()
@@ -629,13 +637,23 @@ class NativeModel:
             if arg.is_value:
                 results.append(native_values.take(t, self._free))
                 continue
+            shape = tuple(t.shape[: t.rank])
+            nbytes = math.prod(shape) * arg.dtype.itemsize
+            if nbytes >= ADOPT_BYTES:
+                results.append(self._adopt(t.data, nbytes, shape, arg.dtype))
+                continue
             # One copy, out of the buffer the model allocated, into an array numpy owns.
-            array = np.empty(tuple(t.shape[: t.rank]), dtype=arg.dtype)
-            if array.nbytes:
-                ctypes.memmove(array.ctypes.data, t.data, array.nbytes)
+            array = np.empty(shape, dtype=arg.dtype)
+            if nbytes:
+                ctypes.memmove(array.ctypes.data, t.data, nbytes)
             self._free(t.data)
             results.append(array)
         return results
+
+
+ADOPT_BYTES = 1 << 20
+"""Outputs this large are handed to numpy in the buffer the model allocated (freed when the
+last array viewing it goes), not copied: a language model's logits are 25 MB per run."""
 
 
 def compile_program(program: CProgram, debug: bool = False) -> NativeModel:

@@ -373,3 +373,44 @@ def test_concurrent_builds_of_one_entry(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_ctypes_layout_matches_the_header() -> None:
     assert ctypes.sizeof(RungTensor) == 8 + 4 + 4 + 8 * native.MAX_RANK
+
+
+def _relu_model(rows: int, cols: int) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [rows, cols])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [rows, cols])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_large_outputs_are_adopted_not_copied_and_outlive_their_views() -> None:
+    """An output of ADOPT_BYTES or more is numpy's view of the buffer the model allocated;
+    a slice keeps it alive after the array itself is gone, and it stays writable."""
+    import gc
+
+    rows = native.ADOPT_BYTES // (4 * 256)
+    session = InferenceSession(_relu_model(rows, 256))
+    x = np.random.default_rng(0).standard_normal((rows, 256)).astype(np.float32)
+    (y,) = session.run(None, {"x": x})
+    assert not y.flags.owndata and y.flags.writeable
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+    part = y[3:5]
+    del y
+    gc.collect()
+    (other,) = session.run(None, {"x": -x})  # a new buffer, not the one `part` views
+    np.testing.assert_array_equal(part, np.maximum(x[3:5], 0))
+    np.testing.assert_array_equal(other, np.maximum(-x, 0))
+    part[:] = 7.0
+    assert float(part.sum()) == 7.0 * part.size
+
+
+def test_small_outputs_are_copied_into_arrays_numpy_owns() -> None:
+    session = InferenceSession(_relu_model(4, 8))
+    x = np.arange(32, dtype=np.float32).reshape(4, 8) - 16
+    (y,) = session.run(None, {"x": x})
+    assert y.flags.owndata
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
