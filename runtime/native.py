@@ -65,13 +65,14 @@ if TYPE_CHECKING:
 
 MAX_RANK = 8
 
-OPT_FLAGS = ("-O3", "-march=native", "-fno-math-errno")
+OPT_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp-simd")
 DEBUG_FLAGS = (
     "-O1",
     "-g",
     "-fno-omit-frame-pointer",
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=all",
+    "-fopenmp-simd",
 )
 
 SANITIZER_ENV = {

@@ -20,7 +20,7 @@ from rung.dialects import kernel
 
 from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
-from .windows import UNROLL_LIMIT, unrolled_window
+from .windows import UNROLL_LIMIT, simd_sum, unrolled_window
 
 
 @emits(kernel.LoopOp)
@@ -39,13 +39,16 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         e.emit("#pragma omp parallel for schedule(static)")
     opened = 0
     unroll = unrolled_window(op)
-    for iv, bound, step in zip(op.ivs, op.bounds(), op.step_sizes, strict=True):
+    simd = simd_sum(op)
+    for k, (iv, bound, step) in enumerate(zip(op.ivs, op.bounds(), op.step_sizes, strict=True)):
         name = e.fresh(iv.name_hint, "i")
         e.names[iv] = name
         limit = str(bound) if isinstance(bound, int) else e.value(bound)
         inc = f"{name}++" if step == 1 else f"{name} += {step}"
         if unroll:
             e.emit(f"#pragma GCC unroll {UNROLL_LIMIT}")
+        if simd and k == len(op.ivs) - 1:
+            e.emit(f"#pragma omp simd reduction(+:{', '.join(carried)})")
         e.emit(f"for (int64_t {name} = 0; {name} < {limit}; {inc}) {{")
         e.depth += 1
         opened += 1

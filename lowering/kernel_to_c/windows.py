@@ -8,6 +8,8 @@ only when asked (`#pragma GCC unroll`), so the emitter asks.
 
 from __future__ import annotations
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, Float64Type
 from xdsl.ir import Operation, SSAValue
 
 from rung.dialects import kernel
@@ -40,6 +42,34 @@ def unrolled_window(op: kernel.LoopOp) -> bool:
         isinstance(inner, kernel.LoadOp) and inner.indices and _depends_on(inner.indices[-1], row)
         for inner in inner_ops
     )
+
+
+def simd_sum(op: kernel.LoopOp) -> bool:
+    """A float sum along an innermost loop (a global average pool, ReduceMean/Sum, the
+    means and variances of a normalization, Softmax's denominator): each carried value
+    is only `acc + x`, and nothing else reads it.
+
+    C fixes the order of a float sum, so gcc adds one element after another and the
+    loop runs at the latency of an add; `#pragma omp simd reduction(+:acc)` lets it keep
+    a vector of partial sums instead (the sum is then in another, equally valid order).
+    Only the final sum may be read: a partial sum stored in the loop (a CumSum) would
+    come out wrong.
+    """
+    if not op.inits or op.omp is not None or unrolled_window(op):
+        return False
+    if any(inner.regions for inner in op.body.block.ops):
+        return False
+    term = op.body.block.last_op
+    assert isinstance(term, kernel.YieldOp)
+    for arg, value in zip(op.iter_args, term.values, strict=True):
+        add = value.owner
+        if not isinstance(add, arith.AddfOp) or arg not in add.operands:
+            return False
+        if not isinstance(arg.type, Float32Type | Float64Type) or arg.uses.get_length() != 1:
+            return False
+        if add.lhs is add.rhs or add.result.uses.get_length() != 1:
+            return False  # a running sum that is also stored (a CumSum) is not a reduction
+    return True
 
 
 def _depends_on(value: SSAValue, iv: SSAValue, budget: int = 16) -> bool:

@@ -17,6 +17,7 @@
 // CHECK:        #pragma omp parallel for schedule(static)
 // CHECK-NEXT:   for (int64_t i = 0; i < x_d0; i++) {
 // CHECK-NEXT:     float acc = 0.0f;
+// CHECK-NEXT:     #pragma omp simd reduction(+:acc)
 // CHECK-NEXT:     for (int64_t k = 0; k < 8; k++) {
 // CHECK-NEXT:       float a = x[i * 8 + k];
 // CHECK-NEXT:       float t = acc + a;

@@ -7,7 +7,7 @@
 // What later code reads it hands back through pointers to `_run`'s variables
 // of the same names. Its heap is `_run`'s, copied in and out; `RUNG_FAIL`
 // leaves through its own `done:`. Below the threshold, `_run` is one function.
-// RUN: opt %s -t 'c{outline-above-lines=1 part-lines=16}' | filecheck %s
+// RUN: opt %s -t 'c{outline-above-lines=1 part-lines=17}' | filecheck %s
 // RUN: opt %s -t c | filecheck %s --check-prefix=WHOLE
 
 // CHECK-LABEL: static int model_part1(char *const arena, rung_heap *const heap_io, float *const x, const int64_t x_d0, float **const h_out, int64_t *const h_d0_out) {

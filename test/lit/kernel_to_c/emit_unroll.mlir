@@ -1,6 +1,6 @@
 // A small static reduction nest inside a loop that walks the row it reads (a
 // depthwise conv's window) is unrolled in full, so that gcc vectorizes the row
-// loop around it; a reduction along its own dim (a row sum) is not.
+// loop around it; a reduction along its own dim (a row sum) is not (it is a simd sum).
 // RUN: opt %s -t c | filecheck %s
 
 // CHECK-LABEL: int model_run(
@@ -12,6 +12,7 @@
 // CHECK-NEXT:       for (int64_t kw = 0; kw < 3; kw++) {
 // CHECK-NOT:    #pragma GCC unroll
 // CHECK:        float b = 0.0f;
+// CHECK-NEXT:   #pragma omp simd reduction(+:b)
 // CHECK-NEXT:   for (int64_t k = 0; k < 8; k++) {
 // CHECK-NOT:    #pragma GCC unroll
 func.func @window(%x: memref<8x8xf32>, %r: memref<2x8xf32>) -> memref<6x6xf32> {

@@ -1,0 +1,110 @@
+"""Float sums along an innermost loop carry `#pragma omp simd reduction(+:...)`: gcc
+vectorizes them (it adds one element after another without it), and the results of
+global pools, reductions and LayerNorm, at sizes that leave vector tails, still match
+onnxruntime.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from rung.lowering.kernel_to_c import generate_c
+from rung.runtime import InferenceSession, native
+from rung.runtime.levels import lower
+from rung.runtime.session import load_module
+
+
+def _model(
+    node: onnx.NodeProto, x: list[int], y: list[int], inits: list | None = None
+) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [node],
+        "reduce",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y)],
+        inits or [],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    return model
+
+
+def _cases() -> dict[str, onnx.ModelProto]:
+    cases = {}
+    for n in (1, 7, 8, 9, 37):
+        cases[f"global_average_pool_{n}x{n}"] = _model(
+            helper.make_node("GlobalAveragePool", ["x"], ["y"]), [2, 5, n, n], [2, 5, 1, 1]
+        )
+    cases["reduce_sum_last"] = _model(
+        helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0),
+        [3, 4, 101],
+        [3, 4],
+        [numpy_helper.from_array(np.array([2], np.int64), "axes")],
+    )
+    cases["layer_norm_768"] = _model(
+        helper.make_node("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1),
+        [6, 768],
+        [6, 768],
+        [
+            numpy_helper.from_array(np.linspace(0.5, 1.5, 768, dtype=np.float32), "g"),
+            numpy_helper.from_array(np.linspace(-0.1, 0.1, 768, dtype=np.float32), "b"),
+        ],
+    )
+    cases["softmax_130"] = _model(
+        helper.make_node("Softmax", ["x"], ["y"], axis=-1), [4, 130], [4, 130]
+    )
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reductions_match_onnxruntime(name: str) -> None:
+    model = CASES[name]
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = (np.random.default_rng(5).standard_normal(shape) * 3 + 1).astype(np.float32)
+    (got,) = InferenceSession(model).run(None, {"x": x})
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (want,) = ref.run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_gcc_vectorizes_the_sum_of_a_global_average_pool(tmp_path: Path) -> None:
+    cc = native.compiler()
+    version = subprocess.run([*cc, "--version"], capture_output=True, text=True).stdout
+    if "Free Software Foundation" not in version:
+        pytest.skip("the C compiler is not gcc: -fopt-info-vec-optimized is gcc's")
+    module = load_module(CASES["global_average_pool_37x37"])
+    lower(module, "kernel")
+    program = generate_c(module, "model")
+    lines = program.source.split("\n")
+    pragmas = [i for i, line in enumerate(lines) if "#pragma omp simd reduction(+:" in line]
+    assert pragmas, program.source
+    for header in native.runtime_headers():
+        (tmp_path / header.name).write_bytes(header.read_bytes())
+    (tmp_path / "model.h").write_text(program.header)
+    (tmp_path / "model.c").write_text(program.source)
+    flags = [*native.build_flags(program.uses_openmp), "-fopt-info-vec-optimized"]
+    proc = subprocess.run(
+        [*cc, *flags, "-c", "model.c", "-o", "model.o"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    vectorized = {
+        int(m) for m in re.findall(r"model\.c:(\d+):\d+: optimized: loop vectorized", proc.stderr)
+    }
+    # gcc reports the loop at the pragma's line or at its `for` (1-based line numbers)
+    for i in pragmas:
+        assert {i + 1, i + 2} & vectorized, (proc.stderr, i + 1)
