@@ -9,6 +9,7 @@ points outside the model's folder. A malformed model is an `InvalidModelError`;
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -210,20 +211,26 @@ def check(model: ModelProto, source: str) -> None:
         ) from None
 
 
-# Protobuf cannot serialize a message over 2 GB, and ONNX's checker and shape
-# inference serialize the model they are given.
-_PROTOBUF_LIMIT = 2**31 - 2**24
+_KEEP_ELEMENTS = 1024
+"""Initializers up to this many elements keep their data for the checker and shape
+inference (shape tensors, axes, pads: data propagation reads them); larger ones are
+weights, which both only need the types of."""
 
 
 def _without_external_initializers(model: ModelProto) -> ModelProto:
-    """The model as the checker should see it: external initializers hidden.
+    """The model as the checker and shape inference should see it: weights hidden.
 
-    A model too large to serialize loses all its initializer data instead;
-    neither the checker nor shape inference needs more than their types.
+    Both serialize the model they are given: a transformer's 300 MB of weights cost
+    seconds to copy for nothing, and a model over protobuf's 2 GB limit could not be
+    checked at all. External initializers are hidden too (the checker would resolve
+    them against the current directory).
     """
     graph = model.graph
-    huge = model.ByteSize() > _PROTOBUF_LIMIT
-    moved = [t for t in graph.initializer if huge or t.data_location == TensorProto.EXTERNAL]
+    moved = [
+        t
+        for t in graph.initializer
+        if t.data_location == TensorProto.EXTERNAL or math.prod(t.dims) > _KEEP_ELEMENTS
+    ]
     if not moved:
         return model
     names = {t.name for t in moved}
