@@ -16,9 +16,10 @@ nothing to time: the ratio is 1. The report gives
 the checks left in each kernel program (`kernel.check` and `cf.assert`), both
 medians and their ratio.
 
-The models are bench/run.py's (the light ONNX models and three small ones)
-and the zoo's exports found in its cache (`python bench/zoo` makes them);
-zoo models run at their largest checked size.
+The models are bench/run.py's (the light ONNX models, three small ones and
+the modern exports of `bench/modern.py`) and the zoo's exports found in its
+cache (`python bench/zoo` makes them); zoo models run at their largest
+checked size.
 """
 
 from __future__ import annotations
@@ -39,9 +40,7 @@ import numpy as np
 BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from models import all_models as bench_models  # noqa: E402
-from models import random_inputs  # noqa: E402
-from run import ordered_inputs, time_in_blocks  # noqa: E402
+from run import bench_models, ordered_inputs, time_in_blocks  # noqa: E402
 
 PREFIX = "m"
 
@@ -63,7 +62,7 @@ def candidates(pattern: str | None) -> Iterator[Candidate]:
 
             def load(spec: object = spec) -> tuple[object, dict[str, np.ndarray]]:
                 model = spec.build(0)  # type: ignore[attr-defined]
-                return model, random_inputs(model, 1)
+                return model, spec.inputs(model, 1)  # type: ignore[attr-defined]
 
             yield Candidate(spec.name, "bench", load)
     from zoo import all_models as zoo_models

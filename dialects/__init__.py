@@ -57,10 +57,11 @@ def context(allow_unregistered: bool = False) -> Context:
     from .core import Core
     from .kernel import Kernel
     from .onnx import ONNX
+    from .torch import TORCH
 
     ctx = Context(allow_unregistered=allow_unregistered)
     ctx.load_dialect(_fresh_builtin())
-    for dialect in (Func, Arith, Math, Scf, Cf, ONNX, Core, Kernel):
+    for dialect in (Func, Arith, Math, Scf, Cf, ONNX, TORCH, Core, Kernel):
         ctx.load_dialect(dialect)
     for name, loader in _EXTRA_DIALECTS.items():
         if name not in ctx.registered_dialect_names:

@@ -307,6 +307,12 @@ def _onnx_to_core() -> type[ModulePass]:
     return OnnxToCorePass
 
 
+def _torch_to_core() -> type[ModulePass]:
+    from rung.lowering.torch_to_core import TorchToCorePass
+
+    return TorchToCorePass
+
+
 def _fold_constants() -> type[ModulePass]:
     from rung.lowering.core_opt import FoldConstantsPass
 
@@ -342,6 +348,9 @@ def _kernel_opt(module: str, cls: str) -> PassFactory:
 
 register_pass("convert-onnx-to-core", _onnx_to_core, "lower the onnx dialect to the core dialect")
 register_pass(
+    "convert-torch-to-core", _torch_to_core, "lower the torch dialect to the core dialect"
+)
+register_pass(
     "convert-core-to-kernel",
     _core_to_kernel,
     "lower core tensors to kernel buffers and loop nests",
@@ -361,8 +370,9 @@ register_pass(
 )
 register_pipeline(
     "lower-to-core",
-    "convert-onnx-to-core,core-fold-constants,core-hoist-loop-invariants,cse,dce",
-    "lower the onnx dialect to the core dialect, folding constants",
+    "convert-onnx-to-core,convert-torch-to-core,core-fold-constants,"
+    "core-hoist-loop-invariants,cse,dce",
+    "lower the onnx or torch dialect to the core dialect, folding constants",
 )
 register_pass(
     "kernel-drop-dead-buffers",

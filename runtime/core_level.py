@@ -6,7 +6,8 @@ register_level(
     "core",
     from_level="onnx",
     lowering=pipeline_lowering("lower-to-core"),
+    from_dialects={"torch": pipeline_lowering("lower-to-core")},
     evaluator="rung.dialects.core_eval:evaluate",
-    description="onnx → core lowering, run by the core dialect's numpy interpreter",
+    description="onnx (or torch) → core lowering, run by the core dialect's numpy interpreter",
     dialect="core",
 )

@@ -6,9 +6,9 @@
     outputs = sess.run(None, {"x": x})            # list of arrays, in output order
     sess.get_inputs()[0].name, .shape, .type      # like onnxruntime's NodeArg
 
-The model (a ModelProto, a path to `.onnx` / `.onnxtxt` / `.mlir`, or a
-ModuleOp) is imported into the onnx dialect (IR of a lower level is taken as
-it is), lowered to the level by `rung.runtime.levels.lower` and run by the
+The model (a ModelProto, a `torch.export.ExportedProgram`, a path to
+`.onnx` / `.onnxtxt` / `.pt2` / `.mlir`, or a ModuleOp) is imported into the
+onnx or torch dialect (IR of a lower level is taken as it is), lowered to the level by `rung.runtime.levels.lower` and run by the
 level's evaluator.
 Inputs are checked against the model's declared types before anything runs.
 """
@@ -67,19 +67,34 @@ def _ort_shape(type: Attribute, dim_params: Sequence[str]) -> list[int | str | N
     return shape
 
 
-def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp) -> ModuleOp:
-    """The model as a module: ONNX is imported, `.mlir` parsed; a ModuleOp is used as is."""
+def is_exported_program(model: object) -> bool:
+    """Whether `model` is a `torch.export.ExportedProgram` (without importing torch)."""
+    return type(model).__name__ == "ExportedProgram" and hasattr(model, "graph_signature")
+
+
+def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp | object) -> ModuleOp:
+    """The model as a module: ONNX and torch.export programs (`.pt2`) are imported,
+    `.mlir` parsed; a ModuleOp is used as is."""
     if isinstance(model, ModuleOp):
         return model
     if isinstance(model, ModelProto):
         from rung.importers.onnx import import_model
 
         return import_model(model)
+    if is_exported_program(model):
+        from rung.importers.torch import import_program
+
+        return import_program(model)
     if not isinstance(model, str | os.PathLike):
         raise RungError(
-            f"expected a ModelProto, a ModuleOp or a path to a model, got {type(model).__name__}"
+            "expected a ModelProto, a torch.export.ExportedProgram, a ModuleOp or a path "
+            f"to a model, got {type(model).__name__}"
         )
     path = Path(model)
+    if path.suffix == ".pt2":
+        from rung.importers.torch import import_program
+
+        return import_program(path)
     if path.suffix == ".mlir":
         from xdsl.utils.exceptions import ParseError, VerifyException
 
@@ -103,17 +118,17 @@ def load_module(model: ModelProto | str | os.PathLike[str] | ModuleOp) -> Module
 
 
 class InferenceSession:
-    """Runs a model at one level: `kernel` (compiled C, the default), `core` or `onnx`.
+    """Runs a model at one level: `kernel` (compiled C, the default), `core`, `onnx` or `torch`.
 
     See `rung.runtime.levels.level_names()` for every registered level.
     """
 
     def __init__(
         self,
-        model: ModelProto | str | os.PathLike[str] | ModuleOp,
+        model: ModelProto | str | os.PathLike[str] | ModuleOp | object,
         level: str = "kernel",
     ) -> None:
-        from rung.importers.onnx.export import io_dim_params, io_names, main_function
+        from rung.dialects.signature import io_dim_params, io_names, main_function
 
         self.level: Level = get_level(level)
         source = model if isinstance(model, str | os.PathLike) else None

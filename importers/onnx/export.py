@@ -71,6 +71,7 @@ from rung.dialects.onnx import (
 )
 from rung.dialects.onnx.dtypes import NAME_FROM_MLIR, ONNX_FROM_MLIR
 from rung.dialects.resources import resource_bytes
+from rung.dialects.signature import io_dim_params, io_names, main_function
 from rung.errors import RungError
 
 # ---- element types and value types -------------------------------------------------
@@ -448,15 +449,6 @@ class GraphExporter:
                 yield value_info(self.name(result), result.type)
 
 
-def main_function(module: ModuleOp) -> FuncOp:
-    """The function a model runs: the module's only (or first public) `func.func`."""
-    funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp)]
-    if not funcs:
-        raise RungError("the module has no func.func to run")
-    public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
-    return (public or funcs)[0]
-
-
 def io_attribute(attrs: ArrayAttr | None, index: int, key: str) -> Attribute | None:
     """One entry of a function's arg_attrs / res_attrs (e.g. `onnx.name`)."""
     if attrs is None or index >= len(attrs.data):
@@ -465,27 +457,6 @@ def io_attribute(attrs: ArrayAttr | None, index: int, key: str) -> Attribute | N
     if isinstance(entry, DictionaryAttr):
         return entry.data.get(key)
     return None
-
-
-def io_names(func: FuncOp) -> tuple[list[str], list[str]]:
-    """The ONNX names of a function's inputs and outputs (`onnx.name`, else `input_<i>`)."""
-    ins = []
-    for i in range(len(func.args)):
-        attr = io_attribute(func.arg_attrs, i, "onnx.name")
-        ins.append(attr.data if isinstance(attr, StringAttr) else f"input_{i}")
-    outs = []
-    for i in range(len(func.function_type.outputs.data)):
-        attr = io_attribute(func.res_attrs, i, "onnx.name")
-        outs.append(attr.data if isinstance(attr, StringAttr) else f"output_{i}")
-    return ins, outs
-
-
-def io_dim_params(attrs: ArrayAttr | None, index: int) -> list[str]:
-    """The `onnx.dim_params` of one input or output ('' where a dim has no name)."""
-    attr = io_attribute(attrs, index, "onnx.dim_params")
-    if isinstance(attr, ArrayAttr):
-        return [a.data for a in attr.data if isinstance(a, StringAttr)]
-    return []
 
 
 def _printed_names(module: ModuleOp) -> dict[SSAValue, str]:

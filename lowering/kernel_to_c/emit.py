@@ -22,19 +22,18 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     BFloat16Type,
     Float32Type,
     IntegerType,
     MemRefType,
     ModuleOp,
-    StringAttr,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects.onnx.dtypes import ONNX_FROM_MLIR
 from rung.dialects.onnx.types import StringType
+from rung.dialects.signature import io_dim_params, io_name
 
 from .c_types import (
     CodegenError,
@@ -119,14 +118,8 @@ def _entry(e: Emitter, func: FuncOp) -> tuple[Signature, list[Piece]]:
 
 
 def _dim_names(func: FuncOp, i: int) -> list[str]:
-    """The `onnx.dim_params` of argument `i` ('' for a dim without a name)."""
-    attrs = func.arg_attrs
-    if attrs is None or i >= len(attrs.data):
-        return []
-    names = attrs.data[i].data.get("onnx.dim_params")
-    if not isinstance(names, ArrayAttr):
-        return []
-    return [n.data if isinstance(n, StringAttr) else "" for n in names.data]
+    """The symbolic dim names of argument `i` ('' for a dim without a name)."""
+    return io_dim_params(func.arg_attrs, i)
 
 
 def _bind_input(e: Emitter, func: FuncOp, i: int, arg: SSAValue) -> Port:
@@ -181,11 +174,7 @@ def _shape(t: MemRefType) -> list[int]:
 
 
 def _arg_name(func: FuncOp, i: int, key: str) -> str | None:
-    attrs = getattr(func, key)
-    if attrs is None or i >= len(attrs.data):
-        return None
-    name = attrs.data[i].data.get("onnx.name")
-    return name.data if isinstance(name, StringAttr) else None
+    return io_name(getattr(func, key), i)
 
 
 def _array_literal(weight: Weight) -> str:

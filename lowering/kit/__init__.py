@@ -38,6 +38,11 @@ What the kit offers:
   `one_value` (a one-element operand as a scalar, its count checked), `iota`,
   `size_like`, and `stacked` / `unstacked` (a `[P, ...]` view over run-time
   batch dims).
+* Declarative rules (`rules`): `Elementwise(source, kind, fn, operands,
+  requires)`, a source op that is one core unary, binary or compare op of its
+  named operands (broadcast, type-promoted), installed into a table with
+  `install(table, rules, reader)`. Both frontends keep their one-to-one
+  mappings as such tables.
 * The handler table (`table`): `HandlerTable` with `lowers`, `add`, `remove`
   and `lookup`, keyed by op class or by a custom op's `(domain, op_type)`.
 
@@ -48,6 +53,7 @@ Element types come from `rung.dialects.dtypes` (`f32`, `i64`, `numpy_dtype`,
 from .core_builder import CoreBuilder
 from .errors import LoweringError
 from .folding import FOLD_LIMIT, constant_array, constant_ints
+from .rules import Elementwise, install, promoted
 from .run_time_sizes import AnySize, declared, iota, one_value, size_like, stacked, unstacked
 from .shapes import (
     DimOf,
@@ -69,6 +75,7 @@ __all__ = [
     "AnySize",
     "CoreBuilder",
     "DimOf",
+    "Elementwise",
     "HandlerTable",
     "Key",
     "LoweringError",
@@ -78,12 +85,14 @@ __all__ = [
     "constant_ints",
     "declared",
     "element_of",
+    "install",
     "int_attr",
     "iota",
     "is_static",
     "key_name",
     "normalize_axis",
     "one_value",
+    "promoted",
     "ranked_shape",
     "shape_of_type",
     "size_like",

@@ -8,30 +8,53 @@ Activations are compositions of core elementwise ops.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from rung.dialects import core
 from rung.dialects.dtypes import f32, i64, numpy_dtype
 from rung.dialects.onnx import OnnxOp
 from rung.dialects.onnx import generated_ops as onnx
-from rung.lowering.kit import CoreBuilder, LoweringError, element_of, shape_of_type, tensor
+from rung.lowering.kit import (
+    CoreBuilder,
+    Elementwise,
+    LoweringError,
+    element_of,
+    install,
+    shape_of_type,
+    tensor,
+)
 
-from .registry import Results, lowers
+from .registry import TABLE, Results, lowers
 
 # ---- arithmetic and logic ---------------------------------------------------------------
 
-_BINARY: dict[type[OnnxOp], str] = {
-    onnx.AddOp: "add", onnx.SubOp: "sub", onnx.MulOp: "mul", onnx.DivOp: "div",
-    onnx.AndOp: "and", onnx.OrOp: "or", onnx.XorOp: "xor",
-    onnx.BitwiseAndOp: "bitwise_and", onnx.BitwiseOrOp: "bitwise_or",
-    onnx.BitwiseXorOp: "bitwise_xor",
-}  # fmt: skip
+
+def _read(op: Operation, name: str) -> object:
+    """An onnx op's operand by its schema field name (`A`, `B`), as rules read them."""
+    return getattr(op, name)
 
 
-@lowers(*_BINARY)
-def binary(b: CoreBuilder, op: OnnxOp) -> Results:
-    lhs, rhs = b.broadcast_all(op.operands, op.results[0].type)
-    return [b.binary(_BINARY[type(op)], lhs, rhs)]
+RULES: tuple[Elementwise, ...] = (
+    *(
+        Elementwise(source, "binary", fn, ("A", "B"))
+        for source, fn in (
+            (onnx.AddOp, "add"), (onnx.SubOp, "sub"), (onnx.MulOp, "mul"), (onnx.DivOp, "div"),
+            (onnx.AndOp, "and"), (onnx.OrOp, "or"), (onnx.XorOp, "xor"),
+            (onnx.BitwiseAndOp, "bitwise_and"), (onnx.BitwiseOrOp, "bitwise_or"),
+            (onnx.BitwiseXorOp, "bitwise_xor"),
+        )
+    ),
+    *(
+        Elementwise(source, "compare", pred, ("A", "B"))
+        for source, pred in (
+            (onnx.EqualOp, "eq"), (onnx.LessOp, "lt"), (onnx.LessOrEqualOp, "le"),
+            (onnx.GreaterOp, "gt"), (onnx.GreaterOrEqualOp, "ge"),
+        )
+    ),
+)  # fmt: skip
+"""ONNX ops that are one core elementwise op of their operands, broadcast (`kit.rules`)."""
+
+install(TABLE, RULES, _read)
 
 
 @lowers(onnx.PowOp)
@@ -73,18 +96,6 @@ def mean(b: CoreBuilder, op: onnx.MeanOp) -> Results:
     for v in values[1:]:
         acc = b.binary("add", acc, v)
     return [b.binary("div", acc, b.splat(len(values), acc))]
-
-
-_COMPARE: dict[type[OnnxOp], str] = {
-    onnx.EqualOp: "eq", onnx.LessOp: "lt", onnx.LessOrEqualOp: "le", onnx.GreaterOp: "gt",
-    onnx.GreaterOrEqualOp: "ge",
-}  # fmt: skip
-
-
-@lowers(*_COMPARE)
-def compare(b: CoreBuilder, op: OnnxOp) -> Results:
-    a, c = b.broadcast_all(list(op.operands), op.results[0].type)
-    return [b.compare(_COMPARE[type(op)], a, c)]
 
 
 @lowers(onnx.WhereOp)

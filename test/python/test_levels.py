@@ -73,7 +73,9 @@ def test_a_mixed_module_is_refused() -> None:
     kernel_text = print_module(module_at("kernel")).rstrip()
     kernel_func = kernel_text[kernel_text.index("\n  func.func") : kernel_text.rindex("}")]
     mixed = parse_module(onnx_text[:-1] + kernel_func.replace("@g(", "@k(") + "}\n")
-    with pytest.raises(RungError, match=r"^'m.mlir' mixes onnx and kernel ops; .*onnx, core or"):
+    with pytest.raises(
+        RungError, match=r"^'m.mlir' mixes onnx and kernel ops; .*onnx, core, kernel or torch"
+    ):
         level_of(mixed, "'m.mlir'")
     with pytest.raises(RungError, match="mixes onnx and kernel ops"):
         lower(mixed, "kernel")
@@ -125,7 +127,8 @@ def test_timings_name_every_stage_of_the_ladder(start: str, zero: list[str]) -> 
 
 def test_a_level_above_cannot_be_reached() -> None:
     with pytest.raises(
-        RungError, match=r"^the model is kernel-dialect IR; level 'core' needs onnx- or core-"
+        RungError,
+        match=r"^the model is kernel-dialect IR; level 'core' needs onnx-, core- or torch-",
     ):
         lower(module_at("kernel"), "core")
     with pytest.raises(RungError, match="level 'onnx' needs onnx-dialect IR"):
@@ -138,7 +141,7 @@ def test_ops_of_no_level_are_refused() -> None:
     )
     with pytest.raises(
         RungError,
-        match=r"is not onnx-dialect IR: it has 'arith.addi'; level 'kernel' needs onnx-, core- or",
+        match=r"is not onnx-dialect IR: it has 'arith.addi'; level 'kernel' needs onnx-, core-, torch- or",
     ):
         lower(arith, "kernel")
 
