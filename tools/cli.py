@@ -1,6 +1,7 @@
 """`rung`: the user-facing command, one subcommand per job.
 
 rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
+rung import model.pt2 -o model.mlir      # a torch.export program → torch-dialect MLIR
 rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
 rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
 rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
@@ -29,9 +30,15 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 def _cmd_import(args: argparse.Namespace) -> int:
     from rung.dialects import print_module
-    from rung.importers.onnx import import_model
 
-    module = import_model(args.model)
+    if str(args.model).endswith(".pt2"):
+        from rung.importers.torch import import_program
+
+        module = import_program(args.model)
+    else:
+        from rung.importers.onnx import import_model
+
+        module = import_model(args.model)
     text = print_module(module, generic=args.print_op_generic)
     write_output(args.output, text, inputs=(args.model,), force=args.force)
     return EXIT_OK
@@ -333,11 +340,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "import",
-        help="import an ONNX model (.onnx or .onnxtxt) as onnx-dialect MLIR",
-        description="Import an ONNX model as MLIR in rung's onnx dialect. Every op is brought "
-        "to its latest opset; the original opsets are recorded on the module.",
+        help="import an ONNX model (.onnx, .onnxtxt) or a torch.export program (.pt2) as MLIR",
+        description="Import an ONNX model as MLIR in rung's onnx dialect (every op brought "
+        "to its latest opset; the original opsets recorded on the module), or a program saved "
+        "by torch.export.save as MLIR in rung's torch dialect (decomposed to the Core ATen "
+        "opset; each op located at its FX node and Python source line).",
     )
-    p.add_argument("model", help="the model: a binary .onnx file or textual .onnxtxt")
+    p.add_argument("model", help="the model: a binary .onnx file, textual .onnxtxt, or .pt2")
     p.add_argument("-o", "--output", help="output file (default: standard output)")
     p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
     p.add_argument(
@@ -348,12 +357,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "run",
         help="run a model on given or random inputs and print (or save) its outputs",
-        description="Run a model (.onnx, .onnxtxt, or onnx-dialect .mlir) at an execution "
+        description="Run a model (.onnx, .onnxtxt, .pt2, or .mlir) at an execution "
         "level and print each output's name, type, shape and values (truncated), or save "
         "them. Inputs come from .npy (or TensorProto .pb) files, or are generated from the "
         "declared shapes and types.",
     )
-    p.add_argument("model", help="the model: .onnx, .onnxtxt or .mlir")
+    p.add_argument("model", help="the model: .onnx, .onnxtxt, .pt2 or .mlir")
     p.add_argument(
         "--level",
         default="kernel",
@@ -398,13 +407,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "compile",
         help="compile a model to C and a shared library",
-        description="Lower a model (.onnx, .onnxtxt, or .mlir of the onnx, core or kernel "
-        "dialect) to the kernel dialect, generate C, and write <prefix>.c, <prefix>.h, the "
+        description="Lower a model (.onnx, .onnxtxt, .pt2, or .mlir of the onnx, torch, core "
+        "or kernel dialect) to the kernel dialect, generate C, and write <prefix>.c, <prefix>.h, the "
         "runtime headers, <prefix>.weights (if the model has large constants) and "
         "lib<prefix>.so into the output folder. The .c names the cc command that rebuilds "
         "the library without rung.",
     )
-    p.add_argument("model", help="the model: .onnx, .onnxtxt or .mlir")
+    p.add_argument("model", help="the model: .onnx, .onnxtxt, .pt2 or .mlir")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="output folder")
     p.add_argument(
         "--prefix",

@@ -165,7 +165,17 @@ def _accepted(schema: object) -> bool:
         if base not in SCALAR_BASES:
             return False
     for r in schema.returns:  # type: ignore[attr-defined]
-        if str(r.type) not in ("Tensor", "Tensor[]", "SymInt", "int", "float", "Scalar", "bool"):
+        if str(r.type) not in (
+            "Tensor",
+            "Tensor[]",
+            "SymInt",
+            "SymFloat",
+            "SymBool",
+            "int",
+            "float",
+            "Scalar",
+            "bool",
+        ):
             return False
     return True
 
@@ -192,12 +202,16 @@ def overloads() -> list[Overload]:
             namespace, packet_name, name, schema, op._schema
         )
 
-    for packet_name in sorted(dir(torch.ops.aten)):
-        try:
-            packet = getattr(torch.ops.aten, packet_name)
-        except (AttributeError, RuntimeError):
-            continue
-        if not hasattr(packet, "overloads"):
+    # Every registered op, not `dir(torch.ops.aten)`, which lists only those looked up so far.
+    registered = torch._C._dispatch_get_all_op_names()
+    packets: dict[str, set[str]] = {"aten": set(), "prims": set()}
+    for qualified in registered:
+        namespace, _, rest = qualified.partition("::")
+        if namespace in packets:
+            packets[namespace].add(rest.split(".", 1)[0])
+    for packet_name in sorted(packets["aten"]):
+        packet = getattr(torch.ops.aten, packet_name, None)
+        if packet is None or not hasattr(packet, "overloads"):
             continue
         for overload in packet.overloads():
             if torch.Tag.core in getattr(packet, overload).tags:
@@ -205,11 +219,12 @@ def overloads() -> list[Overload]:
     for qualified in EXTRA_ATEN:
         packet_name, overload = qualified.rsplit(".", 1)
         add("aten", packet_name, overload)
-    for packet_name in sorted(dir(torch.ops.prims)):
-        if packet_name.startswith("__"):
-            continue
-        packet = getattr(torch.ops.prims, packet_name)
-        if not hasattr(packet, "overloads"):
+    import torch._prims
+
+    # The prims torch defines itself; others (inductor's) appear only once their module loads.
+    for packet_name in sorted(set(packets["prims"]) & set(torch._prims.__all__)):
+        packet = getattr(torch.ops.prims, packet_name, None)
+        if packet is None or not hasattr(packet, "overloads"):
             continue
         for overload in packet.overloads():
             add("prims", packet_name, overload)

@@ -333,9 +333,12 @@ class TorchOp(IRDLOperation):
         arguments take their defaults. Raises ValueError when they do not fit.
         """
         schema = cls.SCHEMA
-        unknown = set(values) - {a.name for a in schema.args}
+        names = [a.name for a in schema.args]
+        unknown = sorted(set(values) - set(names))
         if unknown:
-            raise ValueError(f"{schema.qualified_name} has no argument '{sorted(unknown)[0]}'")
+            close = difflib.get_close_matches(unknown[0], names, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ValueError(f"unknown argument '{unknown[0]}'{hint}")
         operands: list[object] = []
         symbols: list[SSAValue] = []
         properties: dict[str, Attribute] = {}
@@ -356,9 +359,7 @@ class TorchOp(IRDLOperation):
                     operands.append(items)
                 continue
             if not present:
-                if arg.required:
-                    raise ValueError(f"missing required argument '{arg.name}'")
-                continue
+                continue  # a missing required argument is the verifier's to report
             properties[arg.name] = _store(arg, value, symbols)
         # A Tensor?[] list keeps its absent entries as positions in a property.
         for arg in schema.tensor_args:
@@ -586,8 +587,9 @@ def _store(arg: Arg, value: object, symbols: list[SSAValue]) -> Attribute:
             return SymAttr(len(symbols) - 1)
         try:
             return scalar_attribute(arg.base, v)
-        except ValueError as err:
-            raise ValueError(f"argument '{arg.name}': {err}") from None
+        except ValueError:
+            # Held as it was written: the verifier names the argument and its kind.
+            return scalar_attribute("str" if isinstance(v, str) else "Scalar", v)
 
     if value is None:
         return NoneAttr()

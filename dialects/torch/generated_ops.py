@@ -651,6 +651,33 @@ class AtenAcoshOp(TorchOp):
 
 
 @irdl_op_definition
+class AtenAdaptiveAvgPool1dOp(TorchOp):
+    """`aten::adaptive_avg_pool1d`: (Tensor self, int[1] output_size) -> Tensor"""
+
+    name = 'torch.aten.adaptive_avg_pool1d'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    output_size = opt_prop_def(Attribute, prop_name='output_size')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='adaptive_avg_pool1d',
+        overload='',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('output_size', 'output_size', 'int[]'),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
 class AtenAdaptiveAvgPool2dOp(TorchOp):
     """`aten::adaptive_avg_pool2d`: (Tensor self, SymInt[2] output_size) -> Tensor"""
 
@@ -1248,6 +1275,41 @@ class AtenAtanhOp(TorchOp):
         overload='',
         args=(
             Arg('self', 'self_', 'Tensor'),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
+class AtenAvgPool1dOp(TorchOp):
+    """`aten::avg_pool1d`: (Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor"""
+
+    name = 'torch.aten.avg_pool1d'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    kernel_size = opt_prop_def(Attribute, prop_name='kernel_size')
+    stride = opt_prop_def(Attribute, prop_name='stride')
+    padding = opt_prop_def(Attribute, prop_name='padding')
+    ceil_mode = opt_prop_def(Attribute, prop_name='ceil_mode')
+    count_include_pad = opt_prop_def(Attribute, prop_name='count_include_pad')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='avg_pool1d',
+        overload='',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('kernel_size', 'kernel_size', 'int[]'),
+            Arg('stride', 'stride', 'int[]', default=[], required=False),
+            Arg('padding', 'padding', 'int[]', default=[0], required=False),
+            Arg('ceil_mode', 'ceil_mode', 'bool', default=False, required=False),
+            Arg('count_include_pad', 'count_include_pad', 'bool', default=True, required=False),
         ),
         returns=(
             Ret('', 'result', 'Tensor'),
@@ -6210,6 +6272,33 @@ class AtenSymConstrainRangeForSizeOp(TorchOp):
 
 
 @irdl_op_definition
+class AtenSymIsContiguousOp(TorchOp):
+    """`aten::sym_is_contiguous`: (Tensor self, MemoryFormat memory_format=0) -> SymBool"""
+
+    name = 'torch.aten.sym_is_contiguous'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    memory_format = opt_prop_def(Attribute, prop_name='memory_format')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='sym_is_contiguous',
+        overload='',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('memory_format', 'memory_format', 'MemoryFormat', default=0, required=False),
+        ),
+        returns=(
+            Ret('', 'result', 'SymBool'),
+        ),
+    )
+
+
+@irdl_op_definition
 class AtenSymNumelOp(TorchOp):
     """`aten::sym_numel`: (Tensor self) -> SymInt"""
 
@@ -8010,36 +8099,6 @@ class PrimsDivOp(TorchOp):
 
 
 @irdl_op_definition
-class PrimsEmptyOp(TorchOp):
-    """`prims::empty`: (SymInt[] shape, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"""
-
-    name = 'torch.prims.empty'
-
-    symbols = var_operand_def()
-    result = result_def()
-    shape = opt_prop_def(Attribute, prop_name='shape')
-    dtype = opt_prop_def(Attribute, prop_name='dtype')
-    device = opt_prop_def(Attribute, prop_name='device')
-    requires_grad = opt_prop_def(Attribute, prop_name='requires_grad')
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    SCHEMA: ClassVar[OpSchema] = OpSchema(
-        namespace='prims',
-        op='empty',
-        overload='',
-        args=(
-            Arg('shape', 'shape', 'SymInt[]'),
-            Arg('dtype', 'dtype', 'ScalarType', kwarg_only=True),
-            Arg('device', 'device', 'Device', kwarg_only=True),
-            Arg('requires_grad', 'requires_grad', 'bool', kwarg_only=True),
-        ),
-        returns=(
-            Ret('', 'result', 'Tensor'),
-        ),
-    )
-
-
-@irdl_op_definition
 class PrimsEmptyPermutedOp(TorchOp):
     """`prims::empty_permuted`: (SymInt[] shape, int[] physical_layout, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"""
 
@@ -8548,72 +8607,6 @@ class PrimsFrexpOp(TorchOp):
         returns=(
             Ret('mantissa', 'mantissa', 'Tensor'),
             Ret('exponent', 'exponent', 'Tensor'),
-        ),
-    )
-
-
-@irdl_op_definition
-class PrimsFullOp(TorchOp):
-    """`prims::full`: (SymInt[] shape, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"""
-
-    name = 'torch.prims.full'
-
-    symbols = var_operand_def()
-    result = result_def()
-    shape = opt_prop_def(Attribute, prop_name='shape')
-    fill_value = opt_prop_def(Attribute, prop_name='fill_value')
-    dtype = opt_prop_def(Attribute, prop_name='dtype')
-    device = opt_prop_def(Attribute, prop_name='device')
-    requires_grad = opt_prop_def(Attribute, prop_name='requires_grad')
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
-    SCHEMA: ClassVar[OpSchema] = OpSchema(
-        namespace='prims',
-        op='full',
-        overload='',
-        args=(
-            Arg('shape', 'shape', 'SymInt[]'),
-            Arg('fill_value', 'fill_value', 'Scalar'),
-            Arg('dtype', 'dtype', 'ScalarType', kwarg_only=True),
-            Arg('device', 'device', 'Device', kwarg_only=True),
-            Arg('requires_grad', 'requires_grad', 'bool', kwarg_only=True),
-        ),
-        returns=(
-            Ret('', 'result', 'Tensor'),
-        ),
-    )
-
-
-@irdl_op_definition
-class PrimsFullLikeOp(TorchOp):
-    """`prims::full_like`: (Tensor a, Scalar fill_value, *, ScalarType dtype, Device device, bool requires_grad) -> Tensor"""
-
-    name = 'torch.prims.full_like'
-
-    a = operand_def(TensorType)
-    symbols = var_operand_def()
-    result = result_def()
-    fill_value = opt_prop_def(Attribute, prop_name='fill_value')
-    dtype = opt_prop_def(Attribute, prop_name='dtype')
-    device = opt_prop_def(Attribute, prop_name='device')
-    requires_grad = opt_prop_def(Attribute, prop_name='requires_grad')
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
-    SCHEMA: ClassVar[OpSchema] = OpSchema(
-        namespace='prims',
-        op='full_like',
-        overload='',
-        args=(
-            Arg('a', 'a', 'Tensor'),
-            Arg('fill_value', 'fill_value', 'Scalar'),
-            Arg('dtype', 'dtype', 'ScalarType', kwarg_only=True),
-            Arg('device', 'device', 'Device', kwarg_only=True),
-            Arg('requires_grad', 'requires_grad', 'bool', kwarg_only=True),
-        ),
-        returns=(
-            Ret('', 'result', 'Tensor'),
         ),
     )
 
@@ -10056,42 +10049,6 @@ class PrimsTruncOp(TorchOp):
 
 
 @irdl_op_definition
-class PrimsUniformOp(TorchOp):
-    """`prims::uniform`: (SymInt[] shape, *, Scalar low, Scalar high, ScalarType dtype, Device device, SymInt[] stride, Generator? generator=None) -> Tensor"""
-
-    name = 'torch.prims.uniform'
-
-    symbols = var_operand_def()
-    result = result_def()
-    shape = opt_prop_def(Attribute, prop_name='shape')
-    low = opt_prop_def(Attribute, prop_name='low')
-    high = opt_prop_def(Attribute, prop_name='high')
-    dtype = opt_prop_def(Attribute, prop_name='dtype')
-    device = opt_prop_def(Attribute, prop_name='device')
-    stride = opt_prop_def(Attribute, prop_name='stride')
-    generator = opt_prop_def(Attribute, prop_name='generator')
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    SCHEMA: ClassVar[OpSchema] = OpSchema(
-        namespace='prims',
-        op='uniform',
-        overload='',
-        args=(
-            Arg('shape', 'shape', 'SymInt[]'),
-            Arg('low', 'low', 'Scalar', kwarg_only=True),
-            Arg('high', 'high', 'Scalar', kwarg_only=True),
-            Arg('dtype', 'dtype', 'ScalarType', kwarg_only=True),
-            Arg('device', 'device', 'Device', kwarg_only=True),
-            Arg('stride', 'stride', 'SymInt[]', kwarg_only=True),
-            Arg('generator', 'generator', 'Generator?', default=None, required=False, kwarg_only=True),
-        ),
-        returns=(
-            Ret('', 'result', 'Tensor'),
-        ),
-    )
-
-
-@irdl_op_definition
 class PrimsVarOp(TorchOp):
     """`prims::var`: (Tensor inp, int[]? dims, float? correction=1, *, ScalarType? output_dtype=None) -> Tensor"""
 
@@ -10140,33 +10097,6 @@ class PrimsViewOfOp(TorchOp):
         overload='',
         args=(
             Arg('a', 'a', 'Tensor'),
-        ),
-        returns=(
-            Ret('', 'result', 'Tensor'),
-        ),
-    )
-
-
-@irdl_op_definition
-class PrimsViewOfDtypeOp(TorchOp):
-    """`prims::view_of_dtype`: (Tensor(a) a, ScalarType dtype) -> Tensor(a)"""
-
-    name = 'torch.prims.view_of_dtype'
-
-    a = operand_def(TensorType)
-    symbols = var_operand_def()
-    result = result_def()
-    dtype = opt_prop_def(Attribute, prop_name='dtype')
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
-    SCHEMA: ClassVar[OpSchema] = OpSchema(
-        namespace='prims',
-        op='view_of_dtype',
-        overload='',
-        args=(
-            Arg('a', 'a', 'Tensor'),
-            Arg('dtype', 'dtype', 'ScalarType'),
         ),
         returns=(
             Ret('', 'result', 'Tensor'),
@@ -10265,22 +10195,22 @@ GENERATED_OPS: tuple[type[TorchOp], ...] = (
     Aten_FftC2rOp, Aten_FftR2cOp, Aten_LocalScalarDenseOp, Aten_LogSoftmaxOp,
     Aten_NativeBatchNormLegitNoStatsOp, Aten_NativeBatchNormLegitFunctionalOp,
     Aten_NativeBatchNormLegitNoTrainingOp, Aten_PdistForwardOp, Aten_SoftmaxOp, Aten_ToCopyOp,
-    AtenAbsOp, AtenAcosOp, AtenAcoshOp, AtenAdaptiveAvgPool2dOp, AtenAddScalarOp,
-    AtenAddTensorOp, AtenAddmmOp, AtenAliasOp, AtenAmaxOp, AtenAminOp, AtenAnyOp, AtenAnyDimOp,
-    AtenAnyDimsOp, AtenArangeOp, AtenArangeStartOp, AtenArangeStartStepOp, AtenArgmaxOp,
-    AtenArgminOp, AtenAsStridedOp, AtenAsinOp, AtenAsinhOp, AtenAtanOp, AtenAtan2Op,
-    AtenAtanhOp, AtenAvgPool2dOp, AtenAvgPool2dBackwardOp, AtenAvgPool3dOp, AtenBaddbmmOp,
-    AtenBatchNormOp, AtenBitwiseAndScalarOp, AtenBitwiseAndTensorOp, AtenBitwiseNotOp,
-    AtenBitwiseOrScalarOp, AtenBitwiseOrTensorOp, AtenBitwiseXorScalarOp,
-    AtenBitwiseXorTensorOp, AtenBmmOp, AtenCatOp, AtenCeilOp, AtenChunkOp, AtenClampOp,
-    AtenClampTensorOp, AtenCloneOp, AtenCol2imOp, AtenConstantPadNdOp, AtenContiguousOp,
-    AtenConv1dOp, AtenConvolutionOp, AtenConvolutionBackwardOp, AtenCopyOp, AtenCosOp,
-    AtenCoshOp, AtenCumsumOp, AtenDetachOp, AtenDiagonalOp, AtenDivScalarOp,
-    AtenDivScalarModeOp, AtenDivTensorOp, AtenDivTensorModeOp, AtenDropoutOp, AtenEinsumOp,
-    AtenEluOp, AtenEmbeddingOp, AtenEmbeddingDenseBackwardOp, AtenEmptyMemoryFormatOp,
-    AtenEmptyStridedOp, AtenEqScalarOp, AtenEqTensorOp, AtenErfOp, AtenExpOp, AtenExpandOp,
-    AtenExpm1Op, AtenFillScalarOp, AtenFlattenUsingIntsOp, AtenFlipOp, AtenFloorOp,
-    AtenFmodScalarOp, AtenFmodTensorOp, AtenFullOp, AtenFullLikeOp, AtenGatherOp,
+    AtenAbsOp, AtenAcosOp, AtenAcoshOp, AtenAdaptiveAvgPool1dOp, AtenAdaptiveAvgPool2dOp,
+    AtenAddScalarOp, AtenAddTensorOp, AtenAddmmOp, AtenAliasOp, AtenAmaxOp, AtenAminOp,
+    AtenAnyOp, AtenAnyDimOp, AtenAnyDimsOp, AtenArangeOp, AtenArangeStartOp,
+    AtenArangeStartStepOp, AtenArgmaxOp, AtenArgminOp, AtenAsStridedOp, AtenAsinOp, AtenAsinhOp,
+    AtenAtanOp, AtenAtan2Op, AtenAtanhOp, AtenAvgPool1dOp, AtenAvgPool2dOp,
+    AtenAvgPool2dBackwardOp, AtenAvgPool3dOp, AtenBaddbmmOp, AtenBatchNormOp,
+    AtenBitwiseAndScalarOp, AtenBitwiseAndTensorOp, AtenBitwiseNotOp, AtenBitwiseOrScalarOp,
+    AtenBitwiseOrTensorOp, AtenBitwiseXorScalarOp, AtenBitwiseXorTensorOp, AtenBmmOp, AtenCatOp,
+    AtenCeilOp, AtenChunkOp, AtenClampOp, AtenClampTensorOp, AtenCloneOp, AtenCol2imOp,
+    AtenConstantPadNdOp, AtenContiguousOp, AtenConv1dOp, AtenConvolutionOp,
+    AtenConvolutionBackwardOp, AtenCopyOp, AtenCosOp, AtenCoshOp, AtenCumsumOp, AtenDetachOp,
+    AtenDiagonalOp, AtenDivScalarOp, AtenDivScalarModeOp, AtenDivTensorOp, AtenDivTensorModeOp,
+    AtenDropoutOp, AtenEinsumOp, AtenEluOp, AtenEmbeddingOp, AtenEmbeddingDenseBackwardOp,
+    AtenEmptyMemoryFormatOp, AtenEmptyStridedOp, AtenEqScalarOp, AtenEqTensorOp, AtenErfOp,
+    AtenExpOp, AtenExpandOp, AtenExpm1Op, AtenFillScalarOp, AtenFlattenUsingIntsOp, AtenFlipOp,
+    AtenFloorOp, AtenFmodScalarOp, AtenFmodTensorOp, AtenFullOp, AtenFullLikeOp, AtenGatherOp,
     AtenGeScalarOp, AtenGeTensorOp, AtenGeluOp, AtenGridSampler2dOp, AtenGtScalarOp,
     AtenGtTensorOp, AtenHardsigmoidOp, AtenHardswishOp, AtenHardtanhOp, AtenIndexTensorOp,
     AtenIndexPutOp, AtenIndexSelectOp, AtenIsinfOp, AtenIsnanOp, AtenItemOp, AtenLayerNormOp,
@@ -10304,33 +10234,32 @@ GENERATED_OPS: tuple[type[TorchOp], ...] = (
     AtenSiluOp, AtenSinOp, AtenSinhOp, AtenSliceTensorOp, AtenSliceScatterOp, AtenSoftmaxIntOp,
     AtenSortOp, AtenSplitTensorOp, AtenSplitWithSizesOp, AtenSqrtOp, AtenSqueezeDimOp,
     AtenSqueezeDimsOp, AtenSubScalarOp, AtenSubTensorOp, AtenSumOp, AtenSumDimIntListOp,
-    AtenSymConstrainRangeOp, AtenSymConstrainRangeForSizeOp, AtenSymNumelOp, AtenSymSizeIntOp,
-    AtenSymStorageOffsetOp, AtenSymStrideIntOp, AtenTOp, AtenTanOp, AtenTanhOp, AtenToDtypeOp,
-    AtenTopkOp, AtenTransposeIntOp, AtenTruncOp, AtenTypeAsOp, AtenUnbindIntOp, AtenUnsqueezeOp,
-    AtenUpsampleBilinear2dOp, AtenUpsampleBilinear2dVecOp, AtenUpsampleNearest2dOp,
-    AtenUpsampleNearest2dVecOp, AtenVarCorrectionOp, AtenVarDimOp, AtenVarMeanCorrectionOp,
-    AtenViewOp, AtenWhereScalarOtherOp, AtenWhereSelfOp, AtenZerosOp, AtenZerosLikeOp,
-    Prims_MakeTokenOp, Prims_SinkTokensOp, PrimsAbsOp, PrimsAcosOp, PrimsAcoshOp, PrimsAddOp,
-    PrimsAmaxOp, PrimsAminOp, PrimsAsStridedScatterOp, PrimsAsinOp, PrimsAsinhOp, PrimsAtanOp,
-    PrimsAtan2Op, PrimsAtanhOp, PrimsBesselI0Op, PrimsBesselI0eOp, PrimsBesselI1Op,
-    PrimsBesselI1eOp, PrimsBesselJ0Op, PrimsBesselJ1Op, PrimsBitwiseAndOp, PrimsBitwiseNotOp,
-    PrimsBitwiseOrOp, PrimsBitwiseXorOp, PrimsBroadcastInDimOp, PrimsCatOp, PrimsCbrtOp,
-    PrimsCeilOp, PrimsCloneOp, PrimsCollapseOp, PrimsCollapseViewOp, PrimsConjOp,
-    PrimsConjPhysicalOp, PrimsConvertElementTypeOp, PrimsCopyStridedOp, PrimsCosOp, PrimsCoshOp,
-    PrimsDevicePutOp, PrimsDigammaOp, PrimsDivOp, PrimsEmptyOp, PrimsEmptyPermutedOp,
-    PrimsEmptyStridedOp, PrimsEqOp, PrimsErfOp, PrimsErfInvOp, PrimsErfcOp, PrimsErfcxOp,
-    PrimsExpOp, PrimsExp2Op, PrimsExpm1Op, PrimsFftC2cOp, PrimsFftC2rOp, PrimsFftR2cOp,
-    PrimsFillOp, PrimsFloorOp, PrimsFmaxOp, PrimsFminOp, PrimsFmodOp, PrimsFrexpOp, PrimsFullOp,
-    PrimsFullLikeOp, PrimsGcdOp, PrimsGeOp, PrimsGtOp, PrimsHypotOp, PrimsIgammaOp,
-    PrimsIgammacOp, PrimsImagOp, PrimsIotaOp, PrimsIsfiniteOp, PrimsItemOp, PrimsLeOp,
-    PrimsLgammaOp, PrimsLogOp, PrimsLog10Op, PrimsLog1pOp, PrimsLog2Op, PrimsLtOp,
+    AtenSymConstrainRangeOp, AtenSymConstrainRangeForSizeOp, AtenSymIsContiguousOp,
+    AtenSymNumelOp, AtenSymSizeIntOp, AtenSymStorageOffsetOp, AtenSymStrideIntOp, AtenTOp,
+    AtenTanOp, AtenTanhOp, AtenToDtypeOp, AtenTopkOp, AtenTransposeIntOp, AtenTruncOp,
+    AtenTypeAsOp, AtenUnbindIntOp, AtenUnsqueezeOp, AtenUpsampleBilinear2dOp,
+    AtenUpsampleBilinear2dVecOp, AtenUpsampleNearest2dOp, AtenUpsampleNearest2dVecOp,
+    AtenVarCorrectionOp, AtenVarDimOp, AtenVarMeanCorrectionOp, AtenViewOp,
+    AtenWhereScalarOtherOp, AtenWhereSelfOp, AtenZerosOp, AtenZerosLikeOp, Prims_MakeTokenOp,
+    Prims_SinkTokensOp, PrimsAbsOp, PrimsAcosOp, PrimsAcoshOp, PrimsAddOp, PrimsAmaxOp,
+    PrimsAminOp, PrimsAsStridedScatterOp, PrimsAsinOp, PrimsAsinhOp, PrimsAtanOp, PrimsAtan2Op,
+    PrimsAtanhOp, PrimsBesselI0Op, PrimsBesselI0eOp, PrimsBesselI1Op, PrimsBesselI1eOp,
+    PrimsBesselJ0Op, PrimsBesselJ1Op, PrimsBitwiseAndOp, PrimsBitwiseNotOp, PrimsBitwiseOrOp,
+    PrimsBitwiseXorOp, PrimsBroadcastInDimOp, PrimsCatOp, PrimsCbrtOp, PrimsCeilOp,
+    PrimsCloneOp, PrimsCollapseOp, PrimsCollapseViewOp, PrimsConjOp, PrimsConjPhysicalOp,
+    PrimsConvertElementTypeOp, PrimsCopyStridedOp, PrimsCosOp, PrimsCoshOp, PrimsDevicePutOp,
+    PrimsDigammaOp, PrimsDivOp, PrimsEmptyPermutedOp, PrimsEmptyStridedOp, PrimsEqOp,
+    PrimsErfOp, PrimsErfInvOp, PrimsErfcOp, PrimsErfcxOp, PrimsExpOp, PrimsExp2Op, PrimsExpm1Op,
+    PrimsFftC2cOp, PrimsFftC2rOp, PrimsFftR2cOp, PrimsFillOp, PrimsFloorOp, PrimsFmaxOp,
+    PrimsFminOp, PrimsFmodOp, PrimsFrexpOp, PrimsGcdOp, PrimsGeOp, PrimsGtOp, PrimsHypotOp,
+    PrimsIgammaOp, PrimsIgammacOp, PrimsImagOp, PrimsIotaOp, PrimsIsfiniteOp, PrimsItemOp,
+    PrimsLeOp, PrimsLgammaOp, PrimsLogOp, PrimsLog10Op, PrimsLog1pOp, PrimsLog2Op, PrimsLtOp,
     PrimsMaximumOp, PrimsMaximumValueOp, PrimsMinimumOp, PrimsMinimumValueOp, PrimsMulOp,
     PrimsNdtriOp, PrimsNeOp, PrimsNegOp, PrimsNextafterOp, PrimsNormalOp, PrimsPowOp,
     PrimsProdOp, PrimsRealOp, PrimsReciprocalOp, PrimsRemainderOp, PrimsReshapeOp, PrimsRevOp,
     PrimsRoundOp, PrimsRsqrtOp, PrimsScalarTensorOp, PrimsShiftLeftOp,
     PrimsShiftRightArithmeticOp, PrimsSignOp, PrimsSignbitOp, PrimsSinOp, PrimsSinhOp,
     PrimsSphericalBesselJ0Op, PrimsSplitDimOp, PrimsSqrtOp, PrimsSqueezeOp, PrimsSubOp,
-    PrimsSumOp, PrimsSvdOp, PrimsTanOp, PrimsTanhOp, PrimsTransposeOp, PrimsTruncOp,
-    PrimsUniformOp, PrimsVarOp, PrimsViewOfOp, PrimsViewOfDtypeOp, PrimsWhereOp, PrimsXorSumOp,
-    PrimsZetaOp,
+    PrimsSumOp, PrimsSvdOp, PrimsTanOp, PrimsTanhOp, PrimsTransposeOp, PrimsTruncOp, PrimsVarOp,
+    PrimsViewOfOp, PrimsWhereOp, PrimsXorSumOp, PrimsZetaOp,
 )

@@ -33,6 +33,8 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
     BFloat16Type,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
     DenseResourceAttr,
     DictionaryAttr,
     Float16Type,
@@ -43,6 +45,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    NameLoc,
     NoneAttr,
     Signedness,
     StringAttr,
@@ -181,10 +184,23 @@ class _Importer:
 
     def run(self) -> ModuleOp:
         import torch
+        from torch.export.graph_signature import InputKind, TensorArgument
 
         graph = self.program.graph_module.graph
         signature = self.program.graph_signature
-        user_inputs = list(signature.user_inputs)
+        user_inputs = []
+        for spec in signature.input_specs:
+            if spec.kind != InputKind.USER_INPUT:
+                continue
+            if isinstance(spec.arg, TensorArgument):
+                user_inputs.append(spec.arg.name)
+            elif hasattr(spec.arg, "value"):
+                continue  # a Python constant torch specialized into the graph
+            else:
+                raise RungError(
+                    f"{self.source}: input '{spec.arg.name}' is a {type(spec.arg).__name__}; "
+                    "only tensor inputs are supported"
+                )
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         by_name = {n.name: n for n in placeholders}
         arg_types: list[Attribute] = []
@@ -299,11 +315,13 @@ class _Importer:
         data = tensor.detach().to("cpu").contiguous()
         ttype = TensorType(element_type(data.dtype, f"{self.source}: '{target}'"), list(data.shape))
         raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
-        handle = self.store.add(target or "cst", raw)
+        if not target:  # a number the graph holds inline: a dense value, named by its node
+            op = ConstantOp(DenseIntOrFPElementsAttr(ttype, BytesAttr(raw)))
+            op.location = node_location(node)
+            return self.add(op).results[0]
+        handle = self.store.add(target, raw)
         op = ConstantOp(DenseResourceAttr.from_params(handle, ttype))
         op.result.name_hint = _name_hint(node.name)
-        from xdsl.dialects.builtin import NameLoc
-
         op.location = NameLoc(StringAttr(target), NoneAttr())
         return self.add(op).results[0]
 
@@ -356,11 +374,31 @@ class _Importer:
                 f"{self.source}: {describe_node(node)}: {len(node.args)} arguments for "
                 f"'{schema.qualified_name}', which takes {len(positional)} positionally"
             )
-        for arg, value in zip(positional, node.args, strict=False):
-            values[arg.name] = self.argument(value, node)
+        by_name = {a.name: a for a in schema.args}
+        given = [*zip(positional, node.args, strict=False)]
+        given += [(by_name[k], v) for k, v in node.kwargs.items() if k in by_name]
+        for arg, value in given:
+            if arg.is_tensor and isinstance(value, bool | int | float):
+                values[arg.name] = self.wrapped_number(value, node)
+            else:
+                values[arg.name] = self.argument(value, node)
         for key, value in node.kwargs.items():
-            values[key] = self.argument(value, node)
+            if key not in by_name:
+                values[key] = self.argument(value, node)  # from_args names the unknown one
         return values
+
+    def wrapped_number(self, value: bool | int | float, node: Any) -> SSAValue:
+        """A Python number where the schema has a Tensor (`mul.Tensor(x, 2)`): a 0-d constant.
+
+        As torch's wrapped numbers, floats are f32 (the default dtype), ints i64."""
+        import torch
+
+        dtype = (
+            torch.bool
+            if isinstance(value, bool)
+            else (torch.int64 if isinstance(value, int) else torch.float32)
+        )
+        return self.constant(torch.tensor(value, dtype=dtype), "", node)
 
     def argument(self, value: object, node: Any) -> object:
         import torch
@@ -507,11 +545,18 @@ def load_program(path: str | os.PathLike[str]) -> ExportedProgram:
     file = Path(path)
     if not file.is_file():
         raise RungError(f"no such file: '{file}'")
+    import logging
+
+    quiet = logging.getLogger("torch.export")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # torch logs its own traceback before raising
     try:
         return torch.export.load(str(file))
     except Exception as err:  # a corrupt or foreign archive: one line, no traceback
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise RungError(f"'{file}': cannot load the exported program: {first}") from None
+    finally:
+        quiet.setLevel(level)
 
 
 def import_program(
