@@ -380,12 +380,24 @@ class _Importer:
         for arg, value in given:
             if arg.is_tensor and isinstance(value, bool | int | float):
                 values[arg.name] = self.wrapped_number(value, node)
-            else:
-                values[arg.name] = self.argument(value, node)
+                continue
+            found = self.argument(value, node)
+            if arg.is_tensor and isinstance(found, SSAValue) and found.type in (i64, f64, i1):
+                found = self.scalar_tensor(found, node)  # `y * x.item()`: a 0-d tensor
+            values[arg.name] = found
         for key, value in node.kwargs.items():
             if key not in by_name:
                 values[key] = self.argument(value, node)  # from_args names the unknown one
         return values
+
+    def scalar_tensor(self, symbol: SSAValue, node: Any) -> SSAValue:
+        """A run-time number (a SymInt, SymFloat) where the schema has a Tensor: 0-d, as
+        torch wraps it (floats as f32, the default dtype)."""
+        element: Attribute = {i64: i64, i1: i1}.get(symbol.type, Float32Type())  # type: ignore[arg-type]
+        op_class = OPS_BY_NAME["aten::scalar_tensor"]
+        op = op_class.from_args({"s": symbol, "dtype": element}, [TensorType(element, [])])
+        op.location = node_location(node)
+        return self.add(op).results[0]
 
     def wrapped_number(self, value: bool | int | float, node: Any) -> SSAValue:
         """A Python number where the schema has a Tensor (`mul.Tensor(x, 2)`): a 0-d constant.
@@ -529,7 +541,7 @@ class _Importer:
 def _bound(value: object, fallback: int) -> int:
     try:
         number = int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError, OverflowError):
+    except Exception:  # sympy's infinity (an unbounded range) and its friends
         return fallback
     return number if abs(number) < 2**62 else fallback
 

@@ -219,3 +219,28 @@ def test_the_dialect_covers_core_aten() -> None:
                 core.append(f"aten::{name}{suffix}")
     missing = [n for n in core if n not in OPS_BY_NAME and not n.endswith(".out")]
     assert not missing, missing
+
+
+def test_an_unbounded_dim_records_an_open_range() -> None:
+    class Double(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+    batch = torch.export.Dim("batch")  # no max: the range's upper bound is infinite
+    program = torch.export.export(Double(), (torch.ones(3),), dynamic_shapes={"x": {0: batch}})
+    module = import_program(program)
+    ranges = module.attributes["torch.ranges"].data  # type: ignore[attr-defined]
+    (bounds,) = ranges.values()
+    assert [a.value.data for a in bounds.data][1] == -1  # no upper bound
+
+
+def test_a_run_time_number_where_a_tensor_is_expected_becomes_a_0d_tensor() -> None:
+    class ScaleBySum(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return y * x.sum().item()
+
+    program = torch.export.export(ScaleBySum(), (torch.ones(3), torch.ones(3)))
+    x, y = np.arange(3, dtype=np.float32), np.full(3, 0.5, np.float32)
+    for level in ("torch", "core", "kernel"):
+        (got,) = InferenceSession(program, level=level).run(None, {"x": x, "y": y})
+        np.testing.assert_allclose(got, y * 3.0, err_msg=level)
