@@ -372,9 +372,12 @@ class TorchOp(IRDLOperation):
             [v for v in group if v is not None] if isinstance(group, list) else group
             for group in operands
         ]
+        results: list[object] = list(result_types)
+        if len(schema.returns) == 1 and schema.returns[0].type == "Tensor[]":
+            results = [list(result_types)]  # one variadic group
         return cls.build(
             operands=[*flat, symbols],
-            result_types=list(result_types),
+            result_types=results,
             properties=properties,
             attributes=attributes or {},
         )

@@ -355,6 +355,8 @@ class _Importer:
         op_class = OPS_BY_NAME.get(name)
         if op_class is None:
             raise RungError(f"{self.source}: unsupported op '{name}' at {describe_node(node)}")
+        if name == "aten::as_strided":
+            self.check_contiguous(node)
         values = self.bind_arguments(node, op_class)
         result_types, shape = self.result_types(node, op_class)
         try:
@@ -364,6 +366,18 @@ class _Importer:
         op.location = node_location(node)
         self.add(op)
         self.bind_results(node, op, op_class, shape)
+
+    def check_contiguous(self, node: Any) -> None:
+        """`as_strided` reads its input's storage: rung holds it only for a contiguous input."""
+        import torch
+
+        source = node.args[0]
+        value = source.meta.get("val") if hasattr(source, "meta") else None
+        if isinstance(value, torch.Tensor) and not value.is_contiguous():
+            raise RungError(
+                f"{self.source}: 'aten::as_strided' at {describe_node(node)} views a tensor "
+                "that is not contiguous, whose storage rung does not model"
+            )
 
     def bind_arguments(self, node: Any, op_class: Any) -> dict[str, object]:
         schema = op_class.SCHEMA
@@ -444,6 +458,8 @@ class _Importer:
         if len(returns) == 1 and returns[0].type == "Tensor[]":
             items = list(val or ())
             return [self.value_type(v, where) for v in items], [len(items)]
+        if not returns:  # a run-time assert: no results
+            return [], None
         vals = list(val) if len(returns) > 1 else [val]
         if len(vals) != len(returns):
             raise RungError(
@@ -589,12 +605,38 @@ def import_program(
             f"expected a torch.export.ExportedProgram or a .pt2 path, got {type(program).__name__}"
         )
     if decompose:
-        try:
-            program = program.run_decompositions()
-        except Exception as err:  # torch's own failure: one line
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise RungError(f"{source}: torch could not decompose the program: {first}") from None
+        program = decomposed(program, source)
     return _Importer(program, source).run()
+
+
+def decomposed(program: ExportedProgram, source: str) -> ExportedProgram:
+    """The program in the Core ATen opset, by torch's default decompositions.
+
+    With symbolic sizes, torch's retracing can give a reshape's output strides
+    under which a following `view` is refused ("Cannot view a tensor with
+    shape [s0, s1, 64] and strides ..."), although eager ran it. Where that
+    happens, views are retraced as reshapes, which mean the same on values, on
+    a copy of the program.
+    """
+    import copy
+
+    import torch
+
+    try:
+        return program.run_decompositions()
+    except Exception as err:  # torch's own failure
+        first_error = err
+    try:
+        retry = copy.deepcopy(program)
+        for node in retry.graph.nodes:
+            if node.target is torch.ops.aten.view.default:
+                node.target = torch.ops.aten.reshape.default
+        retry.graph_module.recompile()
+        return retry.run_decompositions()
+    except Exception:
+        text = str(first_error).strip()
+        first = text.splitlines()[0] if text else type(first_error).__name__
+        raise RungError(f"{source}: torch could not decompose the program: {first}") from None
 
 
 __all__ = ["describe_node", "element_type", "import_program", "load_program", "node_location"]
