@@ -124,7 +124,11 @@ def _call(op: TorchOp, values: dict[SSAValue, Any]) -> list[Any]:
         elif arg.base in ("Layout", "MemoryFormat") and isinstance(value, str):
             value = getattr(torch, value.removeprefix("torch."))
         kwargs[arg.name] = plain(value)
-    positional = [kwargs.pop(a.name) for a in schema.args if not a.kwarg_only and a.name in kwargs]
+    positional = []
+    for a in schema.args:  # by position up to the first argument left out, then by name
+        if a.kwarg_only or a.name not in kwargs:
+            break
+        positional.append(kwargs.pop(a.name))
     out = overload(*positional, **kwargs)
     if len(schema.returns) == 1 and schema.returns[0].type == "Tensor[]":
         return list(out)

@@ -299,7 +299,7 @@ class TorchOp(IRDLOperation):
         if info is None:
             raise KeyError(f"{self.name} has no argument '{name}'")
         if info.is_tensor:
-            return getattr(self, info.field)
+            return _tensor_arg(self, info)  # a Tensor?[] keeps None where an entry is absent
         attr = self.properties.get(name)
         if attr is None:
             if info.base == "ScalarType" and isinstance(info.default, str):
