@@ -78,6 +78,12 @@ EXTRA_ATEN = (
     "upsample_bilinear2d.default",
     "select_scatter.default",
     "item.default",
+    "sort.stable",
+    "max.default",
+    "min.default",
+    "round.decimals",
+    "scatter.reduce",
+    "scatter.value_reduce",
 )
 """ATen overloads that are not tagged core but that exported programs still hold."""
 

@@ -3979,6 +3979,31 @@ class AtenMatmulOp(TorchOp):
 
 
 @irdl_op_definition
+class AtenMaxOp(TorchOp):
+    """`aten::max`: (Tensor self) -> Tensor"""
+
+    name = 'torch.aten.max'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='max',
+        overload='',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
 class AtenMaxDimOp(TorchOp):
     """`aten::max.dim`: (Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
 
@@ -4235,6 +4260,31 @@ class AtenMeanDimOp(TorchOp):
             Arg('dim', 'dim', 'int[]?'),
             Arg('keepdim', 'keepdim', 'bool', default=False, required=False),
             Arg('dtype', 'dtype', 'ScalarType?', default=None, required=False, kwarg_only=True),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
+class AtenMinOp(TorchOp):
+    """`aten::min`: (Tensor self) -> Tensor"""
+
+    name = 'torch.aten.min'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='min',
+        overload='',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
         ),
         returns=(
             Ret('', 'result', 'Tensor'),
@@ -5402,6 +5452,33 @@ class AtenRoundOp(TorchOp):
 
 
 @irdl_op_definition
+class AtenRoundDecimalsOp(TorchOp):
+    """`aten::round.decimals`: (Tensor self, *, int decimals) -> Tensor"""
+
+    name = 'torch.aten.round.decimals'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    decimals = opt_prop_def(Attribute, prop_name='decimals')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='round',
+        overload='decimals',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('decimals', 'decimals', 'int', kwarg_only=True),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
 class AtenRsqrtOp(TorchOp):
     """`aten::rsqrt`: (Tensor self) -> Tensor"""
 
@@ -5528,6 +5605,39 @@ class AtenScaledDotProductAttentionOp(TorchOp):
 
 
 @irdl_op_definition
+class AtenScatterReduceOp(TorchOp):
+    """`aten::scatter.reduce`: (Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor"""
+
+    name = 'torch.aten.scatter.reduce'
+
+    self_ = operand_def(TensorType)
+    index = operand_def(TensorType)
+    src = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    dim = opt_prop_def(Attribute, prop_name='dim')
+    reduce = opt_prop_def(Attribute, prop_name='reduce')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='scatter',
+        overload='reduce',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('dim', 'dim', 'int'),
+            Arg('index', 'index', 'Tensor'),
+            Arg('src', 'src', 'Tensor'),
+            Arg('reduce', 'reduce', 'str', kwarg_only=True),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
 class AtenScatterSrcOp(TorchOp):
     """`aten::scatter.src`: (Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
 
@@ -5582,6 +5692,39 @@ class AtenScatterValueOp(TorchOp):
             Arg('dim', 'dim', 'int'),
             Arg('index', 'index', 'Tensor'),
             Arg('value', 'value', 'Scalar'),
+        ),
+        returns=(
+            Ret('', 'result', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
+class AtenScatterValueReduceOp(TorchOp):
+    """`aten::scatter.value_reduce`: (Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor"""
+
+    name = 'torch.aten.scatter.value_reduce'
+
+    self_ = operand_def(TensorType)
+    index = operand_def(TensorType)
+    symbols = var_operand_def()
+    result = result_def()
+    dim = opt_prop_def(Attribute, prop_name='dim')
+    value = opt_prop_def(Attribute, prop_name='value')
+    reduce = opt_prop_def(Attribute, prop_name='reduce')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='scatter',
+        overload='value_reduce',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('dim', 'dim', 'int'),
+            Arg('index', 'index', 'Tensor'),
+            Arg('value', 'value', 'Scalar'),
+            Arg('reduce', 'reduce', 'str', kwarg_only=True),
         ),
         returns=(
             Ret('', 'result', 'Tensor'),
@@ -5960,6 +6103,39 @@ class AtenSortOp(TorchOp):
             Arg('self', 'self_', 'Tensor'),
             Arg('dim', 'dim', 'int', default=-1, required=False),
             Arg('descending', 'descending', 'bool', default=False, required=False),
+        ),
+        returns=(
+            Ret('values', 'values', 'Tensor'),
+            Ret('indices', 'indices', 'Tensor'),
+        ),
+    )
+
+
+@irdl_op_definition
+class AtenSortStableOp(TorchOp):
+    """`aten::sort.stable`: (Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"""
+
+    name = 'torch.aten.sort.stable'
+
+    self_ = operand_def(TensorType)
+    symbols = var_operand_def()
+    values = result_def()
+    indices = result_def()
+    stable = opt_prop_def(Attribute, prop_name='stable')
+    dim = opt_prop_def(Attribute, prop_name='dim')
+    descending = opt_prop_def(Attribute, prop_name='descending')
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    SCHEMA: ClassVar[OpSchema] = OpSchema(
+        namespace='aten',
+        op='sort',
+        overload='stable',
+        args=(
+            Arg('self', 'self_', 'Tensor'),
+            Arg('stable', 'stable', 'bool?', kwarg_only=True),
+            Arg('dim', 'dim', 'int', default=-1, required=False, kwarg_only=True),
+            Arg('descending', 'descending', 'bool', default=False, required=False, kwarg_only=True),
         ),
         returns=(
             Ret('values', 'values', 'Tensor'),
@@ -10217,47 +10393,48 @@ GENERATED_OPS: tuple[type[TorchOp], ...] = (
     AtenLeScalarOp, AtenLeTensorOp, AtenLeakyReluOp, AtenLiftFreshCopyOp, AtenLinearOp,
     AtenLogOp, AtenLog10Op, AtenLog1pOp, AtenLog2Op, AtenLogSoftmaxIntOp, AtenLogicalAndOp,
     AtenLogicalNotOp, AtenLogicalOrOp, AtenLogicalXorOp, AtenLtScalarOp, AtenLtTensorOp,
-    AtenMaskedFillScalarOp, AtenMaskedScatterOp, AtenMatmulOp, AtenMaxDimOp, AtenMaxPool2dOp,
-    AtenMaxPool2dWithIndicesOp, AtenMaxPool2dWithIndicesBackwardOp, AtenMaxPool3dWithIndicesOp,
-    AtenMaximumOp, AtenMeanOp, AtenMeanDimOp, AtenMinDimOp, AtenMinimumOp, AtenMmOp,
-    AtenMulScalarOp, AtenMulTensorOp, AtenNativeBatchNormOp, AtenNativeDropoutOp,
-    AtenNativeGroupNormOp, AtenNativeGroupNormBackwardOp, AtenNativeLayerNormOp,
-    AtenNativeLayerNormBackwardOp, AtenNeScalarOp, AtenNeTensorOp, AtenNegOp, AtenNonzeroOp,
-    AtenOnesOp, AtenOnesLikeOp, AtenPermuteOp, AtenPowScalarOp, AtenPowTensorScalarOp,
-    AtenPowTensorTensorOp, AtenProdOp, AtenProdDimIntOp, AtenRandOp, AtenRandnOp,
-    AtenRandpermOp, AtenReciprocalOp, AtenReflectionPad1dOp, AtenReflectionPad2dOp,
-    AtenReflectionPad3dOp, AtenReluOp, AtenRelu6Op, AtenRemainderScalarOp,
-    AtenRemainderTensorOp, AtenRepeatOp, AtenReplicationPad2dOp, AtenReplicationPad3dOp,
-    AtenReshapeOp, AtenRoundOp, AtenRsqrtOp, AtenRsubScalarOp, AtenScalarTensorOp,
-    AtenScaledDotProductAttentionOp, AtenScatterSrcOp, AtenScatterValueOp, AtenScatterAddOp,
-    AtenScatterReduceTwoOp, AtenSelectIntOp, AtenSelectScatterOp, AtenSigmoidOp, AtenSignOp,
-    AtenSiluOp, AtenSinOp, AtenSinhOp, AtenSliceTensorOp, AtenSliceScatterOp, AtenSoftmaxIntOp,
-    AtenSortOp, AtenSplitTensorOp, AtenSplitWithSizesOp, AtenSqrtOp, AtenSqueezeDimOp,
-    AtenSqueezeDimsOp, AtenSubScalarOp, AtenSubTensorOp, AtenSumOp, AtenSumDimIntListOp,
-    AtenSymConstrainRangeOp, AtenSymConstrainRangeForSizeOp, AtenSymIsContiguousOp,
-    AtenSymNumelOp, AtenSymSizeIntOp, AtenSymStorageOffsetOp, AtenSymStrideIntOp, AtenTOp,
-    AtenTanOp, AtenTanhOp, AtenToDtypeOp, AtenTopkOp, AtenTransposeIntOp, AtenTruncOp,
-    AtenTypeAsOp, AtenUnbindIntOp, AtenUnsqueezeOp, AtenUpsampleBilinear2dOp,
-    AtenUpsampleBilinear2dVecOp, AtenUpsampleNearest2dOp, AtenUpsampleNearest2dVecOp,
-    AtenVarCorrectionOp, AtenVarDimOp, AtenVarMeanCorrectionOp, AtenViewOp,
-    AtenWhereScalarOtherOp, AtenWhereSelfOp, AtenZerosOp, AtenZerosLikeOp, Prims_MakeTokenOp,
-    Prims_SinkTokensOp, PrimsAbsOp, PrimsAcosOp, PrimsAcoshOp, PrimsAddOp, PrimsAmaxOp,
-    PrimsAminOp, PrimsAsStridedScatterOp, PrimsAsinOp, PrimsAsinhOp, PrimsAtanOp, PrimsAtan2Op,
-    PrimsAtanhOp, PrimsBesselI0Op, PrimsBesselI0eOp, PrimsBesselI1Op, PrimsBesselI1eOp,
-    PrimsBesselJ0Op, PrimsBesselJ1Op, PrimsBitwiseAndOp, PrimsBitwiseNotOp, PrimsBitwiseOrOp,
-    PrimsBitwiseXorOp, PrimsBroadcastInDimOp, PrimsCatOp, PrimsCbrtOp, PrimsCeilOp,
-    PrimsCloneOp, PrimsCollapseOp, PrimsCollapseViewOp, PrimsConjOp, PrimsConjPhysicalOp,
-    PrimsConvertElementTypeOp, PrimsCopyStridedOp, PrimsCosOp, PrimsCoshOp, PrimsDevicePutOp,
-    PrimsDigammaOp, PrimsDivOp, PrimsEmptyPermutedOp, PrimsEmptyStridedOp, PrimsEqOp,
-    PrimsErfOp, PrimsErfInvOp, PrimsErfcOp, PrimsErfcxOp, PrimsExpOp, PrimsExp2Op, PrimsExpm1Op,
-    PrimsFftC2cOp, PrimsFftC2rOp, PrimsFftR2cOp, PrimsFillOp, PrimsFloorOp, PrimsFmaxOp,
-    PrimsFminOp, PrimsFmodOp, PrimsFrexpOp, PrimsGcdOp, PrimsGeOp, PrimsGtOp, PrimsHypotOp,
-    PrimsIgammaOp, PrimsIgammacOp, PrimsImagOp, PrimsIotaOp, PrimsIsfiniteOp, PrimsItemOp,
-    PrimsLeOp, PrimsLgammaOp, PrimsLogOp, PrimsLog10Op, PrimsLog1pOp, PrimsLog2Op, PrimsLtOp,
-    PrimsMaximumOp, PrimsMaximumValueOp, PrimsMinimumOp, PrimsMinimumValueOp, PrimsMulOp,
-    PrimsNdtriOp, PrimsNeOp, PrimsNegOp, PrimsNextafterOp, PrimsNormalOp, PrimsPowOp,
-    PrimsProdOp, PrimsRealOp, PrimsReciprocalOp, PrimsRemainderOp, PrimsReshapeOp, PrimsRevOp,
-    PrimsRoundOp, PrimsRsqrtOp, PrimsScalarTensorOp, PrimsShiftLeftOp,
+    AtenMaskedFillScalarOp, AtenMaskedScatterOp, AtenMatmulOp, AtenMaxOp, AtenMaxDimOp,
+    AtenMaxPool2dOp, AtenMaxPool2dWithIndicesOp, AtenMaxPool2dWithIndicesBackwardOp,
+    AtenMaxPool3dWithIndicesOp, AtenMaximumOp, AtenMeanOp, AtenMeanDimOp, AtenMinOp,
+    AtenMinDimOp, AtenMinimumOp, AtenMmOp, AtenMulScalarOp, AtenMulTensorOp,
+    AtenNativeBatchNormOp, AtenNativeDropoutOp, AtenNativeGroupNormOp,
+    AtenNativeGroupNormBackwardOp, AtenNativeLayerNormOp, AtenNativeLayerNormBackwardOp,
+    AtenNeScalarOp, AtenNeTensorOp, AtenNegOp, AtenNonzeroOp, AtenOnesOp, AtenOnesLikeOp,
+    AtenPermuteOp, AtenPowScalarOp, AtenPowTensorScalarOp, AtenPowTensorTensorOp, AtenProdOp,
+    AtenProdDimIntOp, AtenRandOp, AtenRandnOp, AtenRandpermOp, AtenReciprocalOp,
+    AtenReflectionPad1dOp, AtenReflectionPad2dOp, AtenReflectionPad3dOp, AtenReluOp,
+    AtenRelu6Op, AtenRemainderScalarOp, AtenRemainderTensorOp, AtenRepeatOp,
+    AtenReplicationPad2dOp, AtenReplicationPad3dOp, AtenReshapeOp, AtenRoundOp,
+    AtenRoundDecimalsOp, AtenRsqrtOp, AtenRsubScalarOp, AtenScalarTensorOp,
+    AtenScaledDotProductAttentionOp, AtenScatterReduceOp, AtenScatterSrcOp, AtenScatterValueOp,
+    AtenScatterValueReduceOp, AtenScatterAddOp, AtenScatterReduceTwoOp, AtenSelectIntOp,
+    AtenSelectScatterOp, AtenSigmoidOp, AtenSignOp, AtenSiluOp, AtenSinOp, AtenSinhOp,
+    AtenSliceTensorOp, AtenSliceScatterOp, AtenSoftmaxIntOp, AtenSortOp, AtenSortStableOp,
+    AtenSplitTensorOp, AtenSplitWithSizesOp, AtenSqrtOp, AtenSqueezeDimOp, AtenSqueezeDimsOp,
+    AtenSubScalarOp, AtenSubTensorOp, AtenSumOp, AtenSumDimIntListOp, AtenSymConstrainRangeOp,
+    AtenSymConstrainRangeForSizeOp, AtenSymIsContiguousOp, AtenSymNumelOp, AtenSymSizeIntOp,
+    AtenSymStorageOffsetOp, AtenSymStrideIntOp, AtenTOp, AtenTanOp, AtenTanhOp, AtenToDtypeOp,
+    AtenTopkOp, AtenTransposeIntOp, AtenTruncOp, AtenTypeAsOp, AtenUnbindIntOp, AtenUnsqueezeOp,
+    AtenUpsampleBilinear2dOp, AtenUpsampleBilinear2dVecOp, AtenUpsampleNearest2dOp,
+    AtenUpsampleNearest2dVecOp, AtenVarCorrectionOp, AtenVarDimOp, AtenVarMeanCorrectionOp,
+    AtenViewOp, AtenWhereScalarOtherOp, AtenWhereSelfOp, AtenZerosOp, AtenZerosLikeOp,
+    Prims_MakeTokenOp, Prims_SinkTokensOp, PrimsAbsOp, PrimsAcosOp, PrimsAcoshOp, PrimsAddOp,
+    PrimsAmaxOp, PrimsAminOp, PrimsAsStridedScatterOp, PrimsAsinOp, PrimsAsinhOp, PrimsAtanOp,
+    PrimsAtan2Op, PrimsAtanhOp, PrimsBesselI0Op, PrimsBesselI0eOp, PrimsBesselI1Op,
+    PrimsBesselI1eOp, PrimsBesselJ0Op, PrimsBesselJ1Op, PrimsBitwiseAndOp, PrimsBitwiseNotOp,
+    PrimsBitwiseOrOp, PrimsBitwiseXorOp, PrimsBroadcastInDimOp, PrimsCatOp, PrimsCbrtOp,
+    PrimsCeilOp, PrimsCloneOp, PrimsCollapseOp, PrimsCollapseViewOp, PrimsConjOp,
+    PrimsConjPhysicalOp, PrimsConvertElementTypeOp, PrimsCopyStridedOp, PrimsCosOp, PrimsCoshOp,
+    PrimsDevicePutOp, PrimsDigammaOp, PrimsDivOp, PrimsEmptyPermutedOp, PrimsEmptyStridedOp,
+    PrimsEqOp, PrimsErfOp, PrimsErfInvOp, PrimsErfcOp, PrimsErfcxOp, PrimsExpOp, PrimsExp2Op,
+    PrimsExpm1Op, PrimsFftC2cOp, PrimsFftC2rOp, PrimsFftR2cOp, PrimsFillOp, PrimsFloorOp,
+    PrimsFmaxOp, PrimsFminOp, PrimsFmodOp, PrimsFrexpOp, PrimsGcdOp, PrimsGeOp, PrimsGtOp,
+    PrimsHypotOp, PrimsIgammaOp, PrimsIgammacOp, PrimsImagOp, PrimsIotaOp, PrimsIsfiniteOp,
+    PrimsItemOp, PrimsLeOp, PrimsLgammaOp, PrimsLogOp, PrimsLog10Op, PrimsLog1pOp, PrimsLog2Op,
+    PrimsLtOp, PrimsMaximumOp, PrimsMaximumValueOp, PrimsMinimumOp, PrimsMinimumValueOp,
+    PrimsMulOp, PrimsNdtriOp, PrimsNeOp, PrimsNegOp, PrimsNextafterOp, PrimsNormalOp,
+    PrimsPowOp, PrimsProdOp, PrimsRealOp, PrimsReciprocalOp, PrimsRemainderOp, PrimsReshapeOp,
+    PrimsRevOp, PrimsRoundOp, PrimsRsqrtOp, PrimsScalarTensorOp, PrimsShiftLeftOp,
     PrimsShiftRightArithmeticOp, PrimsSignOp, PrimsSignbitOp, PrimsSinOp, PrimsSinhOp,
     PrimsSphericalBesselJ0Op, PrimsSplitDimOp, PrimsSqrtOp, PrimsSqueezeOp, PrimsSubOp,
     PrimsSumOp, PrimsSvdOp, PrimsTanOp, PrimsTanhOp, PrimsTransposeOp, PrimsTruncOp, PrimsVarOp,

@@ -259,6 +259,23 @@ def rounding(b: CoreBuilder, op: aten.AtenFloorOp) -> Results:
     return [_trunc(b, x) if fn == "trunc" else b.unary(fn, x)]
 
 
+@lowers(aten.AtenRoundDecimalsOp)
+def round_decimals(b: CoreBuilder, op: aten.AtenRoundDecimalsOp) -> Results:
+    """Half-to-even rounding to `decimals` places, computed as torch does: scaled by
+    10**decimals (divided by 10**-decimals when negative), rounded, scaled back."""
+    (x,) = _operands(b, op, [op.self_])
+    if not _is_float(element_of(x.type)):
+        return [x]
+    decimals = op.arg("decimals")
+    if not isinstance(decimals, int):
+        raise LoweringError(f"decimals must be a number, got {decimals!r}")
+    if decimals >= 0:
+        scale = b.splat(10.0**decimals, x)
+        return [b.binary("div", b.unary("round", b.binary("mul", x, scale)), scale)]
+    scale = b.splat(10.0**-decimals, x)
+    return [b.binary("mul", b.unary("round", b.binary("div", x, scale)), scale)]
+
+
 @lowers(aten.AtenSignOp)
 def sign(b: CoreBuilder, op: aten.AtenSignOp) -> Results:
     """-1, 0 or 1; torch's sign of NaN is 0, where core's keeps the NaN."""

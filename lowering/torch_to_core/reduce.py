@@ -117,11 +117,13 @@ def prod(b: CoreBuilder, op: aten.AtenProdOp | aten.AtenProdDimIntOp) -> Results
     return [_finish(b, _reduce(b, "prod", _input(b, op), axes), x, axes, op)]
 
 
-@lowers(aten.AtenAmaxOp, aten.AtenAminOp)
+@lowers(aten.AtenAmaxOp, aten.AtenAminOp, aten.AtenMaxOp, aten.AtenMinOp)
 def amax(b: CoreBuilder, op: aten.AtenAmaxOp | aten.AtenAminOp) -> Results:
+    """amax / amin over dims; `max` / `min` without a dim over all of them, to 0-d."""
     x = op.self_
-    axes = _axes(op.arg("dim"), _rank(x))
-    fn = "max" if isinstance(op, aten.AtenAmaxOp) else "min"
+    whole = isinstance(op, aten.AtenMaxOp | aten.AtenMinOp)
+    axes = list(range(_rank(x))) if whole else _axes(op.arg("dim"), _rank(x))
+    fn = "max" if isinstance(op, aten.AtenAmaxOp | aten.AtenMaxOp) else "min"
     return [_finish(b, _reduce(b, fn, x, axes), x, axes, op)]
 
 
@@ -295,8 +297,9 @@ def _sort(b: CoreBuilder, x: SSAValue, axis: int, descending: bool) -> tuple[SSA
     return values, indices
 
 
-@lowers(aten.AtenSortOp)
+@lowers(aten.AtenSortOp, aten.AtenSortStableOp)
 def sort(b: CoreBuilder, op: aten.AtenSortOp) -> Results:
+    """A stable sort, which also serves `sort.stable` (and any unstable order)."""
     x = op.self_
     axes = _axes(op.arg("dim"), _rank(x))
     if not axes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Attribute, SSAValue
 
 from rung.dialects import core
@@ -914,11 +914,26 @@ def gather(b: CoreBuilder, op: aten.AtenGatherOp) -> Results:
     return [declared(b, b.insert(new).results[0], op.result.type, "gather")]
 
 
-@lowers(aten.AtenScatterSrcOp, aten.AtenScatterValueOp, aten.AtenScatterAddOp)
-def scatter(
-    b: CoreBuilder, op: aten.AtenScatterSrcOp | aten.AtenScatterValueOp | aten.AtenScatterAddOp
-) -> Results:
-    """core.scatter_elements of the part of `src` the index covers (or of one value)."""
+_SCATTER_OPS = (
+    aten.AtenScatterSrcOp,
+    aten.AtenScatterValueOp,
+    aten.AtenScatterAddOp,
+    aten.AtenScatterReduceOp,
+    aten.AtenScatterValueReduceOp,
+    aten.AtenScatterReduceTwoOp,
+)
+_SCATTER_REDUCE = {"add": "add", "multiply": "mul", "sum": "add", "prod": "mul"}
+_SCATTER_REDUCE.update({"amax": "max", "amin": "min", "mean": "add"})
+
+
+@lowers(*_SCATTER_OPS)
+def scatter(b: CoreBuilder, op: aten.AtenScatterSrcOp) -> Results:
+    """core.scatter_elements of the part of `src` the index covers (or of one value).
+
+    `scatter_reduce.two` combines by sum, prod, amax, amin or mean; without
+    `include_self` the written positions start from the reduction's identity, and
+    a mean divides by the number of values each position received (plus one for
+    itself when it is included)."""
     x = op.self_
     element = element_of(x.type)
     dim = _dim_of(op, x)  # type: ignore[arg-type]
@@ -934,20 +949,52 @@ def scatter(
         [b.dims(x)[d] for d in others],
         f"{what}: the index is larger than the input",
     )
-    if isinstance(op, aten.AtenScatterValueOp):
+    if isinstance(op, aten.AtenScatterValueOp | aten.AtenScatterValueReduceOp):
         one = _fill(b, op.arg("value"), element)
         updates = b.broadcast_to(one, tensor(element, ranked_shape(idx)), like=idx)
     else:
         src = b.cast(op.arg("src"), element)  # type: ignore[arg-type]
         updates = _cropped(b, src, b.dims(idx), None, f"{what}: the index is larger than src")
     idx = b.wrap_indices(idx, b.dims(x)[dim], what)
-    reduction = "add" if isinstance(op, aten.AtenScatterAddOp) else "none"
-    new = core.ScatterElementsOp.create(
-        operands=[x, idx, updates],
-        result_types=[x.type],
-        properties={"axis": int_attr(dim), "reduction": StringAttr(reduction)},
-    )
-    return [declared(b, b.insert(new).results[0], op.result.type, what)]
+    if isinstance(op, aten.AtenScatterAddOp):
+        reduction = "add"
+    elif isinstance(op, aten.AtenScatterSrcOp | aten.AtenScatterValueOp):
+        reduction = "none"
+    else:
+        name = str(op.arg("reduce"))
+        if name not in _SCATTER_REDUCE:
+            raise LoweringError(f"{what}: reduce='{name}' is not supported")
+        reduction = _SCATTER_REDUCE[name]
+
+    def scattered(into: SSAValue, values: SSAValue, how: str) -> SSAValue:
+        new = core.ScatterElementsOp.create(
+            operands=[into, idx, values],
+            result_types=[x.type],
+            properties={"axis": int_attr(dim), "reduction": StringAttr(how)},
+        )
+        return b.insert(new).results[0]
+
+    include_self = not isinstance(op, aten.AtenScatterReduceTwoOp) or bool(op.arg("include_self"))
+    base = x
+    if not include_self:
+        identity = {"add": 0, "mul": 1, "max": -np.inf, "min": np.inf}[reduction]
+        if isinstance(element, IntegerType) and not np.isfinite(identity):
+            info = np.iinfo(numpy_dtype(element))
+            identity = info.min if identity < 0 else info.max
+        start = b.broadcast_to(
+            b.scalar(identity, element), tensor(element, ranked_shape(idx)), like=idx
+        )
+        base = scattered(x, start, "none")
+    result = scattered(base, updates, reduction)
+    if isinstance(op, aten.AtenScatterReduceTwoOp) and str(op.arg("reduce")) == "mean":
+        if isinstance(element, IntegerType):
+            raise LoweringError(f"{what}: an integer mean is not supported")
+        ones = b.broadcast_to(b.scalar(1, element), tensor(element, ranked_shape(idx)), like=idx)
+        first = b.splat(1 if include_self else 0, x)
+        counts = scattered(first, ones, "add")
+        counts = b.binary("max", counts, b.splat(1, x))  # untouched positions keep themselves
+        result = b.binary("div", result, counts)
+    return [declared(b, result, op.result.type, what)]
 
 
 def _put_slice(
