@@ -1205,3 +1205,31 @@ def constant(b: CoreBuilder, op: ConstantOp) -> Results:
 
 if ConstantOp not in TABLE:  # another family may lower the program's constants
     add_lowering(ConstantOp, constant)
+
+
+@lowers(aten.AtenDiagonalOp)
+def diagonal(b: CoreBuilder, op: aten.AtenDiagonalOp) -> Results:
+    """The elements (i, i + offset) of dims dim1 and dim2, as a new last dim: the two dims
+    moved last and merged, then one gather at positions fixed at compile time."""
+    x = op.self_
+    shape = ranked_shape(x)
+    rank = len(shape)
+    if rank < 2:
+        raise LoweringError(f"diagonal of a {rank}-d tensor")
+    d1 = normalize_axis(op.arg("dim1"), rank)  # type: ignore[arg-type]
+    d2 = normalize_axis(op.arg("dim2"), rank)  # type: ignore[arg-type]
+    if d1 == d2:
+        raise LoweringError("diagonal of one dim with itself")
+    n1, n2 = shape[d1], shape[d2]
+    if n1 < 0 or n2 < 0:
+        raise LoweringError("diagonal along dims known only at run time")
+    offset = op.arg("offset")
+    assert isinstance(offset, int)
+    rows = np.arange(max(0, -offset), n1)
+    rows = rows[rows + offset < n2]
+    positions = (rows * n2 + rows + offset).astype(np.int64)
+    rest = [d for d in range(rank) if d not in (d1, d2)]
+    moved = b.transpose(x, [*rest, d1, d2])
+    merged = b.reshape_to(moved, [*(b.dims(moved)[:-2]), n1 * n2])
+    picked = b.gather(merged, b.constant(positions.reshape(len(positions))), rank - 2)
+    return [declared(b, picked, op.result.type, "diagonal")]

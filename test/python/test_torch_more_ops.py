@@ -49,3 +49,20 @@ def test_stable_sort_and_whole_tensor_extremes() -> None:
         lambda a: (*torch.sort(a, stable=True, dim=1, descending=True), torch.max(a), torch.min(a)),
         (x,),
     )
+
+
+@pytest.mark.parametrize(("offset", "dim1", "dim2"), [(0, 0, 1), (1, 1, 2), (-2, 2, 1), (-5, 1, 2)])
+def test_diagonal(offset: int, dim1: int, dim2: int) -> None:
+    x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(1))
+    check_against_eager(lambda a: torch.diagonal(a, offset, dim1, dim2) * 1, (x,))
+
+
+def test_diagonal_under_a_run_time_batch() -> None:
+    x = torch.randn(3, 4, 5, generator=torch.Generator().manual_seed(2))
+    batch = torch.export.Dim("batch", max=64)
+    check_against_eager(
+        lambda a: torch.diagonal(a, 1, 1, 2) + 0,
+        (x,),
+        dynamic_shapes=(({0: batch},),),  # the wrapper takes *args
+        feeds=[(x,), (torch.randn(6, 4, 5),)],
+    )

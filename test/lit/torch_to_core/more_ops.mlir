@@ -32,3 +32,14 @@ func.func @whole_max(%x: tensor<4x5xf32>) -> tensor<f32> {
   %y = torch.aten.max(%x) : (tensor<4x5xf32>) -> tensor<f32>
   func.return %y : tensor<f32>
 }
+
+// diagonal: dims 0 and 1 moved last and merged, the positions i * 4 + i + 1.
+// CHECK-LABEL: func.func @diagonal(
+// CHECK:         core.transpose(%x) {perm = array<i64: 2, 0, 1>}
+// CHECK:         core.reshape
+// CHECK:         %[[POS:.*]] = core.constant() {value = dense<[1, 6, 11]> : tensor<3xi64>}
+// CHECK:         core.gather(%{{.*}}, %[[POS]]) {axis = 1 : i64}
+func.func @diagonal(%x: tensor<3x4x5xf32>) -> tensor<5x3xf32> {
+  %y = torch.aten.diagonal(%x) {offset = 1} : (tensor<3x4x5xf32>) -> tensor<5x3xf32>
+  func.return %y : tensor<5x3xf32>
+}
