@@ -31,6 +31,7 @@ that a lowering which leans on static sizes shows up as a failure.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -604,8 +605,15 @@ def run_case(case: Case, level: str) -> dict[str, str]:
     return {"status": "pass"}
 
 
-def _worker_main(conn: object, plugins: Sequence[str], quiet: bool) -> None:
-    """A worker process: set up once, then run (case, level) tasks until told to stop."""
+def _worker_main(
+    conn: object, plugins: Sequence[str], quiet: bool, setup: str | None = None
+) -> None:
+    """A worker process: set up once, then run (case, level) tasks until told to stop.
+
+    `setup` ("module:function") is called once before the worker says it is ready, so that
+    a slow import a source of cases needs (torch's OpInfo database) is not charged to the
+    first task's time limit. A case with a `run(level)` method runs itself; an ONNX `Case`
+    runs through `run_case`."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -624,6 +632,10 @@ def _worker_main(conn: object, plugins: Sequence[str], quiet: bool) -> None:
 
         import rung.importers.onnx  # noqa: F401
         import rung.runtime.session  # noqa: F401
+
+        if setup is not None:
+            module_name, _, function = setup.partition(":")
+            getattr(importlib.import_module(module_name), function)()
     except BaseException as err:  # noqa: BLE001 - reported to the parent
         conn.send(("init-error", _first_line(err)))  # type: ignore[attr-defined]
         return
@@ -637,7 +649,8 @@ def _worker_main(conn: object, plugins: Sequence[str], quiet: bool) -> None:
             return
         case, level = task
         try:
-            result = run_case(case, level)
+            runner = getattr(case, "run", None)
+            result = runner(level) if callable(runner) else run_case(case, level)
         except BaseException as err:  # noqa: BLE001 - anything a case raises is its result
             result = _crash(err)
         conn.send(("result", result))  # type: ignore[attr-defined]
@@ -647,10 +660,12 @@ def _worker_main(conn: object, plugins: Sequence[str], quiet: bool) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: object, plugins: Sequence[str], quiet: bool) -> None:
+    def __init__(
+        self, ctx: object, plugins: Sequence[str], quiet: bool, setup: str | None = None
+    ) -> None:
         parent, child = ctx.Pipe()  # type: ignore[attr-defined]
         self.process = ctx.Process(  # type: ignore[attr-defined]
-            target=_worker_main, args=(child, list(plugins), quiet), daemon=True
+            target=_worker_main, args=(child, list(plugins), quiet, setup), daemon=True
         )
         self.process.start()
         child.close()
@@ -692,17 +707,24 @@ def _death_message(exitcode: int | None) -> str:
 class WorkerPool:
     """`jobs` spawned worker processes, replaced when they die or overrun their time."""
 
-    def __init__(self, jobs: int, plugins: Sequence[str] = (), quiet: bool = True) -> None:
+    def __init__(
+        self,
+        jobs: int,
+        plugins: Sequence[str] = (),
+        quiet: bool = True,
+        setup: str | None = None,
+    ) -> None:
         import multiprocessing
 
         self.ctx = multiprocessing.get_context("spawn")
         self.plugins = list(plugins)
         self.quiet = quiet
+        self.setup = setup
         self.workers = [self._spawn() for _ in range(max(1, jobs))]
         self.startup_failures = 0
 
     def _spawn(self) -> _Worker:
-        return _Worker(self.ctx, self.plugins, self.quiet)
+        return _Worker(self.ctx, self.plugins, self.quiet, self.setup)
 
     def _replace(self, worker: _Worker) -> None:
         worker.kill()

@@ -6,6 +6,7 @@ rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
 rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
 rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 rung conformance --cases models --level kernel  # the model tests → docs/conformance-models.md
+rung conformance --cases torch --level kernel   # torch's OpInfo samples → docs/conformance-torch.md
 """
 
 from __future__ import annotations
@@ -245,6 +246,8 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         run_conformance,
     )
 
+    if args.cases == "torch":
+        return _cmd_conformance_torch(args)
     levels = args.levels or ["onnx"]
     output = args.output
     dynamic = args.shapes == "dynamic"
@@ -294,6 +297,63 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         if below:
             detail = ", ".join(f"level '{lv}' passed {report.passed(lv)}" for lv in below)
             raise RungError(f"{detail} of {len(report.cases)} cases, below --floor {args.floor}")
+    return EXIT_OK
+
+
+def _cmd_conformance_torch(args: argparse.Namespace) -> int:
+    """`--cases torch`: torch's OpInfo samples for the Core ATen ops (see
+    `rung.runtime.conformance_torch`)."""
+    import shlex
+    from pathlib import Path
+
+    from rung.runtime.conformance_torch import (
+        render_json,
+        render_markdown,
+        run_torch_conformance,
+        summary_lines,
+    )
+
+    if args.shapes != "static" or args.compare is not None:
+        raise RungError("--cases torch runs static shapes only, without --compare")
+    levels = args.levels or ["kernel"]
+    output = args.output
+    if output is None and args.filter is None:
+        output = os.path.join("docs", "conformance-torch.md")
+    if args.floor is not None and args.floor < 0:
+        raise RungError(f"--floor must not be negative, got {args.floor}")
+    parts = ["rung conformance --cases torch", *(f"--level {shlex.quote(lv)}" for lv in levels)]
+    if args.filter is not None:
+        parts.append(f"--filter {shlex.quote(args.filter)}")
+    if output is not None:
+        parts.append(f"--output {shlex.quote(output)}")
+    progress = _progress if sys.stderr.isatty() else None
+    report = run_torch_conformance(
+        levels,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        pattern=args.filter,
+        plugins=args.load_level,
+        progress=progress,
+        command=" ".join(parts),
+    )
+    if progress is not None:
+        print(file=sys.stderr)
+    if output is not None:
+        if output != "-":
+            write_output(str(Path(output).with_suffix(".json")), render_json(report))
+        write_output(output, render_markdown(report))
+    for line in summary_lines(report):
+        print(line)
+    if output is not None and output != "-":
+        print(f"wrote {output} and {Path(output).with_suffix('.json')}")
+    if args.floor is not None:
+        below = [lv for lv in report.levels if report.passed(lv) < args.floor]
+        if below:
+            detail = ", ".join(
+                f"level '{lv}' passed {report.passed(lv)} of {report.total(lv)} samples"
+                for lv in below
+            )
+            raise RungError(f"{detail}, below --floor {args.floor}")
     return EXIT_OK
 
 
@@ -473,11 +533,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--filter", metavar="REGEX", help="only cases whose name matches REGEX")
     p.add_argument(
         "--cases",
-        choices=("node", "models"),
+        choices=("node", "models", "torch"),
         default="node",
         help="models: the model test cases onnx ships as files (onnx/backend/test/data/"
         "{simple,pytorch-converted,pytorch-operator}) instead of the node cases "
-        "(default: node; default output docs/conformance-models.md)",
+        "(default: node; default output docs/conformance-models.md); torch: the float32 "
+        "samples of torch's OpInfos for the Core ATen ops, compared with torch eager, "
+        "--floor counting samples (default level kernel, default output "
+        "docs/conformance-torch.md)",
     )
     p.add_argument(
         "--shapes",
