@@ -45,13 +45,19 @@ SIZES = {"vit_b_16": 224, "swin_t": 224}
 
 
 def vision_model(name: str) -> tuple[object, tuple]:
+    """The model with random weights made to behave like trained ones (`like_trained`):
+    straight from their initializers ViT's head gives exactly 0 and EfficientNet's logits
+    are near 1e-14, against which any result would pass."""
+    from modern import like_trained
+
     tv_shim.install()
     import torchvision
 
     torch.manual_seed(0)
-    model = torchvision.models.get_model(name, weights=None).eval()
+    model = like_trained(torchvision.models.get_model(name, weights=None), 0)
     size = SIZES.get(name, 64)
-    return model, (torch.randn(1, 3, size, size),)
+    x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(1))
+    return model, (x,)
 
 
 @pytest.mark.parametrize("name", VISION)
@@ -60,6 +66,7 @@ def test_torchvision_model_matches_eager(name: str) -> None:
     with torch.no_grad():
         program = torch.export.export(model, args)
     want = eager_outputs(program, args)
+    assert float(np.abs(want[0]).max()) > 1e-2, "the check would be vacuous"
     session = InferenceSession(program, level="kernel")
     got = session.run(None, {session.get_inputs()[0].name: args[0].numpy()})
     assert_close(got, want, 1e-3, 1e-4, name)
