@@ -136,15 +136,21 @@ def test_language_model_with_dynamic_batch_and_sequence(name: str) -> None:
         assert_close(got, want, 1e-3, 1e-4, f"{name} at {batch_size}x{seq_len}")
 
 
-def test_torch_compile_backend_matches_eager() -> None:
-    model, args = vision_model("resnet18")
-    compiled = torch.compile(model, backend="rung")
+@pytest.mark.parametrize("name", [*VISION, "bert", "gpt2"])
+def test_torch_compile_backend_matches_eager(name: str) -> None:
+    if name in ("bert", "gpt2"):
+        model, outputs = language_model(name)
+        module, args = Positional(model, outputs).eval(), text_feed(2, 7, 0)
+    else:
+        module, args = vision_model(name)
+    torch._dynamo.reset()
+    compiled = torch.compile(module, backend="rung")
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("error", category=UserWarning)  # no silent fallback to eager
         warnings.filterwarnings("ignore", message=".*LeafSpec.*")
-        got = compiled(*args)
-        want = model(*args)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-3, atol=1e-4)
+        got = torch.utils._pytree.tree_leaves(compiled(*args))
+        want = torch.utils._pytree.tree_leaves(module(*args))
+    assert_close([g.numpy() for g in got], [w.numpy() for w in want], 1e-3, 1e-4, name)
 
 
 def test_torch_compile_falls_back_to_eager_with_one_warning() -> None:
