@@ -34,10 +34,12 @@ it appears in other pipeline text it is expanded in place, so
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import difflib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
@@ -194,8 +196,15 @@ class Registry:
         return specs
 
     def build(self, text: str, callback: PassPipelineCallbackType | None = None) -> PassPipeline:
-        """A PassPipeline for pipeline text such as "canonicalize,my-pass{n=2}"."""
+        """A PassPipeline for pipeline text such as "canonicalize,my-pass{n=2}".
+
+        Inside `pipeline_options(on_pass=...)`, the pipeline also reports each pass it
+        finishes, so that a long lowering can show its progress.
+        """
         passes = tuple(self.instantiate(spec) for spec in self.expand(text))
+        options = _OPTIONS.get()
+        if options is not None and options.on_pass is not None and passes:
+            callback = _counting(text, len(passes), options.on_pass, callback)
         return PassPipeline(passes, callback)
 
     def instantiate(self, spec: ArgSpec) -> ModulePass:
@@ -263,6 +272,65 @@ def _describe(value: object) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+# ---- pipelines replaced for a while ---------------------------------------------
+
+PassReport = Callable[[str, int, int], None]
+"""Called as (pipeline text, passes done, passes in all) after each pass of a pipeline."""
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """What `pipeline_options` changes in the registries built meanwhile."""
+
+    replace: Mapping[str, str]
+    """Named pipeline -> the pipeline text it stands for instead."""
+    on_pass: PassReport | None = None
+
+
+_OPTIONS: contextvars.ContextVar[PipelineOptions | None] = contextvars.ContextVar(
+    "rung_pipeline_options", default=None
+)
+
+
+@contextlib.contextmanager
+def pipeline_options(
+    replace: Mapping[str, str] | None = None, on_pass: PassReport | None = None
+) -> Iterator[None]:
+    """Within the block, `default_registry()` gives named pipelines the texts in `replace`,
+    and pipelines report their passes to `on_pass`.
+
+    The execution levels lower through `default_registry()` by pipeline name; this
+    is how a session's optimization level chooses other passes for the same stages,
+    and how a command shows a lowering's progress, without a parameter threaded
+    through every level. It is a context variable: other threads are unaffected.
+    """
+    for name, text in (replace or {}).items():
+        _parse_text(text, f"pipeline '{name}'")
+    token = _OPTIONS.set(PipelineOptions(dict(replace or {}), on_pass))
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
+
+def _counting(
+    text: str, total: int, report: PassReport, inner: PassPipelineCallbackType | None
+) -> PassPipelineCallbackType:
+    """A pipeline callback that reports (text, done, total) after each pass, then calls
+    `inner`."""
+    done = 0
+
+    def callback(previous: ModulePass | None, module: object, following: ModulePass | None) -> None:
+        nonlocal done
+        if previous is not None:
+            done += 1
+        report(text, done, total)
+        if inner is not None:
+            inner(previous, module, following)  # type: ignore[arg-type]
+
+    return callback  # type: ignore[return-value]
+
+
 # ---- rung's own passes and pipelines -----------------------------------------
 
 _RUNG = Registry()
@@ -291,14 +359,45 @@ def default_registry(*, include_xdsl: bool = True) -> Registry:
         registry.register_pass(name, factory, origin=_RUNG.pass_origins[name], help=help)
     for pipeline in _RUNG.pipelines.values():
         registry.add_pipeline(pipeline.name, pipeline.text, pipeline.help, origin=pipeline.origin)
+    options = _OPTIONS.get()
+    for name, text in (options.replace if options is not None else {}).items():
+        if name not in registry.pipelines:
+            raise RungError(f"cannot replace pipeline '{name}': there is no such pipeline")
+        registry.pipelines[name] = dataclasses.replace(registry.pipelines[name], text=text)
     return registry
 
 
 _XDSL_PASS_HELP = {
+    "canonicalize-dmp": "drop the empty exchanges of dmp.swap ops, and swaps left with none",
+    "convert-arith-to-riscv": "lower arith ops to RISC-V instructions",
+    "convert-arith-to-riscv-snitch": "lower vector arith ops to Snitch's packed-SIMD RISC-V ops",
+    "convert-func-to-riscv-func": "lower func functions, calls and returns to riscv_func",
+    "convert-linalg-to-memref-stream": "lower linalg.generic on memrefs to memref_stream ops",
+    "convert-memref-to-riscv": "lower memref allocations, loads and stores to RISC-V",
+    "convert-pdl-interp-to-eqsat-pdl-interp": "turn pdl_interp matchers into their e-graph form",
+    "convert-print-format-to-riscv-debug": "lower printf.print_format to riscv_debug printf",
+    "convert-ptr-to-llvm": "lower ptr_xdsl pointer ops to the llvm dialect",
+    "convert-ptr-to-riscv": "lower ptr_xdsl pointer ops to RISC-V loads, stores and adds",
+    "convert-ptr-type-offsets": "replace ptr_xdsl.type_offset with constant byte sizes",
+    "convert-riscv-scf-to-riscv-cf": "lower riscv_scf loops to RISC-V labels and branches",
+    "convert-scf-to-riscv-scf": "lower scf.for loops to riscv_scf.for",
+    "convert-snitch-stream-to-snitch": "lower snitch_stream regions to Snitch stream setup ops",
+    "convert-x86-scf-to-x86": "lower x86_scf loops to x86 labels and jumps",
     "cse": "merge operations that compute the same value (common subexpressions)",
     "dce": "remove operations whose results are unused and that have no side effects",
+    "eqsat-serialize-egraph": "print the e-graph of eqsat e-class ops as JSON",
+    "frontend-desymrefy": "replace symref declare/fetch/update ops with SSA values",
+    "gpu-map-parallel-loops": "map scf.parallel loops onto GPU grid and block dimensions",
+    "lower-affine": "lower affine loops, loads, stores and maps to scf, memref and arith",
+    "memref-to-gpu": "turn memref allocations and deallocations into gpu ones",
+    "printf-to-llvm": "lower printf.print_format to calls of libc's printf in llvm",
+    "printf-to-putchar": "lower printing of characters and integers to putchar calls",
+    "reconcile-unrealized-casts": "remove chains of unrealized_conversion_cast that cancel out",
+    "riscv-scf-for-infer-constant-step": "make a riscv_scf.for step known at compile time an "
+    "immediate",
 }
-"""Lines for the xDSL passes rung's pipelines run whose classes carry no docstring."""
+"""Lines for the xDSL passes whose classes carry no docstring, so that `opt --list-passes`
+describes every pass."""
 
 
 def _onnx_to_core() -> type[ModulePass]:
@@ -424,11 +523,26 @@ register_pipeline(
 )
 
 
+def _core_to_onnx() -> type[ModulePass]:
+    from rung.lowering.core_to_onnx import CoreToOnnxPass
+
+    return CoreToOnnxPass
+
+
+register_pass(
+    "convert-core-to-onnx",
+    _core_to_onnx,
+    "convert the core dialect back to the onnx dialect, to export it as ONNX",
+)
+
 __all__ = [
     "PassFactory",
+    "PassReport",
     "Pipeline",
+    "PipelineOptions",
     "Registry",
     "default_registry",
+    "pipeline_options",
     "register_pass",
     "register_pipeline",
 ]

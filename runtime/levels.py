@@ -64,7 +64,7 @@ import importlib.util
 import pkgutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,6 +84,10 @@ Evaluator = Callable[["ModuleOp", Sequence[object]], list[object]]
 
 Check = Callable[["ModuleOp", str], None]
 """Refuses (with RungError) a module that is not valid IR of the level; gets `where`."""
+
+Progress = Callable[[str, int, "int | None"], None]
+"""Called as (stage, done, total) as a long job goes: `done` of `total` steps of `stage`
+finished (total None: a stage without a count); see `rung.runtime.native.STAGES`."""
 
 _NOT_OPS = frozenset({"builtin", "func"})
 """Dialects every level uses, which therefore say nothing about a module's level."""
@@ -534,11 +538,45 @@ register_level(
     description="the onnx dialect, each op evaluated by onnx.reference",
 )
 
+
+def lower_reporting(
+    module: ModuleOp,
+    to: Level | str,
+    *,
+    where: str = "the model",
+    timings: dict[str, float] | None = None,
+    copy: bool = False,
+    progress: Progress | None = None,
+    replace: Mapping[str, str] | None = None,
+) -> ModuleOp:
+    """`rung.runtime.levels.lower`, with named pipelines replaced (see `OPTIMIZATION_PIPELINES`)
+    and each stage's passes counted to `progress` as (stage, passes done, passes)."""
+    from rung.lowering.pipelines import pipeline_options
+
+    if progress is None and not replace:
+        return lower(module, to, where=where, timings=timings, copy=copy)
+    try:
+        planned = stages(level_of(module, where), to)
+    except RungError:
+        planned = []  # `lower` refuses the module, with its own message
+    stage_of = {stage.pipeline: stage.name for stage in planned if stage.pipeline is not None}
+    report = None
+    if progress is not None:
+
+        def report(text: str, done: int, total: int) -> None:
+            if text in stage_of:
+                progress(stage_of[text], done, total)
+
+    with pipeline_options(replace, report):
+        return lower(module, to, where=where, timings=timings, copy=copy)
+
+
 __all__ = [
     "EvaluationError",
     "Evaluator",
     "Level",
     "Lowering",
+    "Progress",
     "Stage",
     "UnsupportedOpError",
     "chain",
@@ -547,6 +585,7 @@ __all__ = [
     "level_of",
     "load_level_plugin",
     "lower",
+    "lower_reporting",
     "owned_copy",
     "pipeline_lowering",
     "register_level",

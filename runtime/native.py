@@ -51,11 +51,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+import rung.runtime.native_values as native_values
 from rung.errors import RungError
 
-from . import native_values
 from .collection import rare_full_collections
-from .levels import EvaluationError, lower
+from .levels import EvaluationError, Progress
 from .native_values import RungTensor
 
 if TYPE_CHECKING:
@@ -603,6 +603,12 @@ class NativeModel:
         init.argtypes = [ctypes.c_char_p]
         if init(str(weights).encode() if weights.exists() else None) != 0:
             raise EvaluationError(f"cannot initialize the model: {self._error().decode()}")
+        try:
+            self._set_threads = getattr(self.lib, f"{p}_set_num_threads")
+            self._set_threads.argtypes = [ctypes.c_int]
+            self._set_threads.restype = None
+        except AttributeError:  # a library from before the ABI had it
+            self._set_threads = None
         self._lock = threading.Lock()
         self._arena = np.empty(self.arena_bytes + 64, dtype=np.uint8)
         self._arena_base = (self._arena.ctypes.data + 63) // 64 * 64
@@ -614,7 +620,14 @@ class NativeModel:
         weakref.finalize(buffer, self._free, data)
         return np.frombuffer(buffer, dtype=dtype).reshape(shape)
 
-    def run(self, inputs: Sequence[object]) -> list[object]:
+    def run(self, inputs: Sequence[object], threads: int = 0) -> list[object]:
+        """The outputs for `inputs`, computed by `threads` OpenMP threads (0: the default,
+        `default_threads()`).
+
+        The count is set before every run, not once per library: OpenMP keeps it per
+        calling thread for the whole process, and sessions that compile the same C
+        share one loaded library, so a count set once would leak into other sessions.
+        """
         arrays = _check_inputs(self.inputs, inputs)
         ins = (RungTensor * max(len(self.inputs), 1))()
         keep: list[object] = []  # what the inputs' descriptors point into, alive for the run
@@ -629,6 +642,8 @@ class NativeModel:
             t.shape[: a.ndim] = a.shape
         outs = (RungTensor * max(len(self.outputs), 1))()
         with self._lock:
+            if self._set_threads is not None:
+                self._set_threads(threads if threads > 0 else default_threads())
             rc = self._run(ins, outs, self._arena_base)
             if rc != 0:
                 raise EvaluationError(f"the compiled model failed: {self._error().decode()}")
@@ -652,6 +667,18 @@ class NativeModel:
         return results
 
 
+@functools.cache
+def default_threads() -> int:
+    """The OpenMP thread count of a run that asks for none: `$OMP_NUM_THREADS` (its first
+    number), else the CPUs this process may use, as OpenMP itself would choose."""
+    text = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
 ADOPT_BYTES = 1 << 20
 """Outputs this large are handed to numpy in the buffer the model allocated (freed when the
 last array viewing it goes), not copied: a language model's logits are 25 MB per run."""
@@ -670,15 +697,39 @@ def compile_program(program: CProgram, debug: bool = False) -> NativeModel:
 _LOADED: weakref.WeakKeyDictionary[object, NativeModel] = weakref.WeakKeyDictionary()
 
 
-def evaluate(module: object, inputs: Sequence[object]) -> list[object]:
-    """The `kernel` level's evaluator: generate C, compile (cached), run."""
+def load(
+    module: object,
+    *,
+    progress: Progress | None = None,
+    timings: dict[str, float] | None = None,
+) -> NativeModel:
+    """The loaded library of a kernel-dialect module: C generated and compiled (cached),
+    once per module. `timings` gets the seconds of `C generation` and `C compile`."""
     from rung.lowering.kernel_to_c import generate_c
 
     model = _LOADED.get(module)
-    if model is None:
-        model = compile_program(generate_c(module))  # type: ignore[arg-type]
-        _LOADED[module] = model
-    return model.run(inputs)  # type: ignore[return-value]
+    if model is not None:
+        return model
+    start = time.perf_counter()
+    if progress is not None:
+        progress("C generation", 0, None)
+    program = generate_c(module)  # type: ignore[arg-type]
+    middle = time.perf_counter()
+    if progress is not None:
+        progress("C compile", 0, 1)
+    model = compile_program(program)
+    if progress is not None:
+        progress("C compile", 1, 1)
+    if timings is not None:
+        timings["C generation"] = middle - start
+        timings["C compile"] = time.perf_counter() - middle
+    _LOADED[module] = model
+    return model
+
+
+def evaluate(module: object, inputs: Sequence[object]) -> list[object]:
+    """The `kernel` level's evaluator: generate C, compile (cached), run."""
+    return load(module).run(inputs)  # type: ignore[return-value]
 
 
 _PROGRAMS: weakref.WeakKeyDictionary[object, CProgram] = weakref.WeakKeyDictionary()
@@ -1058,6 +1109,8 @@ def compile_model(
     debug: bool = False,
     emit_only: bool = False,
     force: bool = False,
+    threads: int = 0,
+    progress: Progress | None = None,
 ) -> CompileResult:
     """Compile a model (`.onnx`, `.onnxtxt`, `.mlir` at any level) into C and a library.
 
@@ -1068,11 +1121,16 @@ def compile_model(
     the end, so a failure leaves `outdir` as it was. Files of this prefix already
     in `outdir` are an error unless `force` (then stale ones of the prefix go too);
     identical runtime headers are not, so several models can share one folder.
+    `threads` (> 0) becomes the library's default OpenMP thread count, set when it is
+    loaded (`<prefix>_set_num_threads` still changes it). `progress` is told each stage.
     """
-    from .session import load_module
+    from .levels import lower_reporting
+    from .loading import load_module
 
     prefix = default_prefix(model) if prefix is None else prefix
     _check_prefix(prefix)
+    if threads < 0:
+        raise RungError(f"the thread count must not be negative, got {threads}")
     out = Path(outdir)
     _prepare_outdir(out, prefix, debug, force)
     if not emit_only:
@@ -1082,16 +1140,24 @@ def compile_model(
 
     with rare_full_collections():
         start = time.perf_counter()
+        if progress is not None:
+            progress("import", 0, None)
         module = load_module(model)
         timings["import"] = time.perf_counter() - start
         # Lowering works in place: a module the caller gave is lowered as a copy.
         copy = isinstance(model, ModuleOp)
-        module = lower(module, "kernel", where=where, timings=timings, copy=copy)
+        module = lower_reporting(
+            module, "kernel", where=where, timings=timings, copy=copy, progress=progress
+        )
 
         from rung.lowering.kernel_to_c import generate_c
 
         start = time.perf_counter()
+        if progress is not None:
+            progress("C generation", 0, None)
         program = generate_c(module, prefix)
+        if threads > 0:
+            program = _with_default_threads(program, threads)
         timings["C generation"] = time.perf_counter() - start
 
     with staging(lambda: _temporary_folder(out)) as tmp:
@@ -1102,11 +1168,18 @@ def compile_model(
             written.append(tmp / HARNESS)
         if not emit_only:
             start = time.perf_counter()
+            units = 2 if debug else 1
+            if progress is not None:
+                progress("C compile", 0, units)
             library = build_library(program, tmp, debug)
             written.append(library)
+            if progress is not None:
+                progress("C compile", 1, units)
             if debug:
                 harness = build_harness(program, tmp, debug)
                 written.append(harness)
+                if progress is not None:
+                    progress("C compile", 2, units)
             timings["C compile"] = time.perf_counter() - start
         names = [f.name for f in written]
         _move_into(tmp, out, names, owned_files(prefix, debug), force)
@@ -1121,6 +1194,33 @@ def compile_model(
         timings={s: timings[s] for s in STAGES if s in timings},
         program=program,
     )
+
+
+def _with_default_threads(program: CProgram, threads: int) -> CProgram:
+    """`program` whose library sets `threads` OpenMP threads when it is loaded.
+
+    A constructor runs at load time in the loading thread, the one that usually
+    runs the model too; the header says so, so that a user knows what the
+    library does to the process's OpenMP setting.
+    """
+    import dataclasses
+
+    p = program.prefix
+    source = (
+        program.source
+        + f"""
+/* The default thread count, from `rung compile --threads {threads}`: set when the
+ * library is loaded, in the loading thread; {p}_set_num_threads changes it. */
+__attribute__((constructor)) static void {p}_default_threads(void) {{
+  {p}_set_num_threads({threads});
+}}
+"""
+    )
+    note = (
+        f"/* Built with `rung compile --threads {threads}`: loading this library sets\n"
+        f" * {threads} OpenMP thread(s) in the loading thread. */\n"
+    )
+    return dataclasses.replace(program, source=source, header=note + program.header)
 
 
 def _temporary_folder(out: Path) -> Path:
@@ -1177,12 +1277,14 @@ __all__ = [
     "cached_build",
     "cached_harness",
     "compile_model",
+    "default_threads",
     "compile_program",
     "compiler",
     "default_prefix",
     "evaluate",
     "evaluate_sanitized",
     "finding",
+    "load",
     "new_staging_folder",
     "remove_stale_staging",
     "run_in_harness",

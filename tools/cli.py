@@ -4,6 +4,9 @@ rung import model.onnx -o model.mlir     # ONNX → onnx-dialect MLIR
 rung import model.pt2 -o model.mlir      # a torch.export program → torch-dialect MLIR
 rung run model.onnx --input x=x.npy      # compile, run it and print the outputs
 rung compile model.onnx -o out/          # C, header, weights and libmodel.so in out/
+rung compare model.onnx                  # each level against onnxruntime; bisect to the bad node
+rung view model.onnx -o graph.html       # the graph as one self-contained HTML page
+rung export model.onnx -o core.onnx      # the optimised core-level graph written back as ONNX
 rung conformance --level onnx            # the ONNX node tests → docs/conformance.md
 rung conformance --cases models --level kernel  # the model tests → docs/conformance-models.md
 rung conformance --cases torch --level kernel   # torch's OpInfo samples → docs/conformance-torch.md
@@ -12,14 +15,22 @@ rung conformance --cases torch --level kernel   # torch's OpInfo samples → doc
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from rung.errors import RungError
 
-from .common import EXIT_OK, run_tool, write_atomically, write_output
+from .common import EXIT_OK, progress_display, run_tool, write_atomically, write_output
+
+if TYPE_CHECKING:
+    from rung.runtime import InferenceSession
+
+
+COMMAND_MODULES = ("compare_command", "view_command", "export_command")
+"""Subcommands kept in their own modules under `rung.tools`: each has `register(subparsers)`."""
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -63,7 +74,6 @@ def _parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
 def _cmd_run(args: argparse.Namespace) -> int:
     from rung.runtime import InferenceSession
     from rung.runtime.levels import load_level_plugin
-    from rung.runtime.session import random_inputs, read_array
 
     for plugin in args.load_level:
         load_level_plugin(plugin)
@@ -76,7 +86,41 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise RungError(f"--dim {name}={text}: the size must be an integer") from None
         if dims[name] < 0:
             raise RungError(f"--dim {name}={text}: the size must not be negative")
-    session = InferenceSession(args.model, level=args.level)
+    if args.output is not None and not args.force and os.path.exists(args.output):
+        raise RungError(f"'{args.output}' exists; pass --force to overwrite it")
+    from rung.runtime import SessionOptions
+
+    options = SessionOptions()
+    options.intra_op_num_threads = args.threads
+    with progress_display() as progress:
+        session = InferenceSession(args.model, options, level=args.level, progress=progress)
+        feed = _make_feed(session, args, given, dims)
+        if progress is not None:
+            progress("run", 0, None)
+        outputs = session.run(None, feed)
+    names = [o.name for o in session.get_outputs()]
+    if args.output is not None:
+        _save_npz(args.output, names, outputs, args.force)
+        print(f"wrote {len(outputs)} output(s) to {args.output}")
+    elif args.output_dir is not None:
+        written = _save_dir(args.output_dir, names, outputs, args.force)
+        print(f"wrote {len(written)} file(s) to {args.output_dir}")
+    else:
+        sys.stdout.write(_format_outputs(session.get_outputs(), outputs))
+    if args.print_timings:
+        _print_timings(_run_timings(session))
+    return EXIT_OK
+
+
+def _make_feed(
+    session: InferenceSession,
+    args: argparse.Namespace,
+    given: dict[str, str],
+    dims: dict[str, int],
+) -> dict[str, object]:
+    """The inputs of `rung run`: files given with --input, the rest random if asked."""
+    from rung.runtime.session import random_inputs, read_array
+
     inputs = session.get_inputs()
     known = {i.name for i in inputs}
     for name in given:
@@ -97,17 +141,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"{_list_args(inputs)}\n"
             "give each as --input NAME=FILE.npy, or use --random-inputs"
         )
-    outputs = session.run(None, feed)
-    names = [o.name for o in session.get_outputs()]
-    if args.output is not None:
-        _save_npz(args.output, names, outputs, args.force)
-        print(f"wrote {len(outputs)} output(s) to {args.output}")
-    elif args.output_dir is not None:
-        written = _save_dir(args.output_dir, names, outputs, args.force)
-        print(f"wrote {len(written)} file(s) to {args.output_dir}")
-    else:
-        sys.stdout.write(_format_outputs(session.get_outputs(), outputs))
-    return EXIT_OK
+    return feed
+
+
+def _run_timings(session: InferenceSession) -> dict[str, float]:
+    """The session's stage timings, its run labelled with the threads it ran on."""
+    from rung.runtime.native import default_threads
+
+    timings = dict(session.timings)
+    if "run" in timings and session.compiled:
+        threads = session.threads or default_threads()
+        timings[f"run ({threads} thread{'s' if threads != 1 else ''})"] = timings.pop("run")
+    return timings
+
+
+def _print_timings(timings: dict[str, float]) -> None:
+    width = max(len(stage) for stage in [*timings, "total"])
+    for stage, seconds in timings.items():
+        print(f"  {stage:<{width}}  {seconds:8.3f} s")
+    print(f"  {'total':<{width}}  {sum(timings.values()):8.3f} s")
 
 
 def _list_args(args: Sequence[object]) -> str:
@@ -214,20 +266,27 @@ def _save_dir(path: str, names: Sequence[str], values: Sequence[object], force: 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from rung.runtime.native import compile_model
 
-    result = compile_model(
-        args.model,
-        args.output,
-        prefix=args.prefix,
-        debug=args.debug,
-        emit_only=args.emit_only,
-        force=args.force,
-    )
+    with progress_display() as progress:
+        result = compile_model(
+            args.model,
+            args.output,
+            prefix=args.prefix,
+            debug=args.debug,
+            emit_only=args.emit_only,
+            force=args.force,
+            threads=args.threads,
+            progress=progress,
+        )
     print(result.summary())
+    if args.threads:
+        parallel = result.program is not None and result.program.uses_openmp
+        print(
+            f"{result.prefix}.c sets {args.threads} OpenMP thread(s) when its library is loaded"
+            if parallel
+            else "--threads: the model has no parallel loops; it runs on one thread"
+        )
     if args.print_timings:
-        width = max(len(stage) for stage in result.timings)
-        for stage, seconds in result.timings.items():
-            print(f"  {stage:<{width}}  {seconds:8.3f} s")
-        print(f"  {'total':<{width}}  {sum(result.timings.values()):8.3f} s")
+        _print_timings(result.timings)
     return EXIT_OK
 
 
@@ -268,28 +327,29 @@ def _cmd_conformance(args: argparse.Namespace) -> int:
         parts.append(f"--output {shlex.quote(output)}")
     if args.compare is not None:
         parts.append(f"--compare {shlex.quote(args.compare)}")
+    if output is not None and output != "-":
+        parts.append("--force")  # regenerating the scoreboard overwrites it
+    _check_scoreboard_output(output, args.force)
     baseline = load_scoreboard(args.compare) if args.compare is not None else None
-    progress = _progress if sys.stderr.isatty() else None
-    report = run_conformance(
-        levels,
-        jobs=args.jobs,
-        timeout=args.timeout,
-        pattern=args.filter,
-        plugins=args.load_level,
-        progress=progress,
-        command=" ".join(parts),
-        shapes=args.shapes,
-        kind=args.cases,
-    )
+    with progress_display() as show:
+        report = run_conformance(
+            levels,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            pattern=args.filter,
+            plugins=args.load_level,
+            progress=_case_progress(show),
+            command=" ".join(parts),
+            shapes=args.shapes,
+            kind=args.cases,
+        )
     if baseline is not None:
         report.comparison = compare_reports(report, baseline, args.compare)
-    if progress is not None:
-        print(file=sys.stderr)
     if output is not None:
         if output != "-":
             json_path = str(Path(output).with_suffix(".json"))
-            write_output(json_path, render_json(report))
-        write_output(output, render_markdown(report))
+            write_output(json_path, render_json(report), force=args.force)
+        write_output(output, render_markdown(report), force=args.force)
     for line in report_lines(report, output):
         print(line)
     if args.floor is not None:
@@ -326,22 +386,24 @@ def _cmd_conformance_torch(args: argparse.Namespace) -> int:
         parts.append(f"--filter {shlex.quote(args.filter)}")
     if output is not None:
         parts.append(f"--output {shlex.quote(output)}")
-    progress = _progress if sys.stderr.isatty() else None
-    report = run_torch_conformance(
-        levels,
-        jobs=args.jobs,
-        timeout=args.timeout,
-        pattern=args.filter,
-        plugins=args.load_level,
-        progress=progress,
-        command=" ".join(parts),
-    )
-    if progress is not None:
-        print(file=sys.stderr)
+    if output is not None and output != "-":
+        parts.append("--force")  # regenerating the scoreboard overwrites it
+    _check_scoreboard_output(output, args.force)
+    with progress_display() as show:
+        report = run_torch_conformance(
+            levels,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            pattern=args.filter,
+            plugins=args.load_level,
+            progress=_case_progress(show),
+            command=" ".join(parts),
+        )
     if output is not None:
         if output != "-":
-            write_output(str(Path(output).with_suffix(".json")), render_json(report))
-        write_output(output, render_markdown(report))
+            json_path = str(Path(output).with_suffix(".json"))
+            write_output(json_path, render_json(report), force=args.force)
+        write_output(output, render_markdown(report), force=args.force)
     for line in summary_lines(report):
         print(line)
     if output is not None and output != "-":
@@ -368,8 +430,24 @@ def report_lines(report: object, output: str | None) -> list[str]:
     return lines
 
 
-def _progress(done: int, total: int) -> None:
-    print(f"\r[{done}/{total}]", end="", file=sys.stderr, flush=True)
+def _check_scoreboard_output(output: str | None, force: bool) -> None:
+    """Refuse, before hours of cases, to overwrite an existing scoreboard without --force."""
+    if output is None or output == "-" or force:
+        return
+    from pathlib import Path
+
+    for path in (output, str(Path(output).with_suffix(".json"))):
+        if os.path.exists(path):
+            raise RungError(f"'{path}' exists; pass --force to overwrite it")
+
+
+def _case_progress(
+    show: Callable[[str, int, int | None], None] | None,
+) -> Callable[[int, int], None] | None:
+    """The conformance runners' (done, total) callback, shown as the stage `cases`."""
+    if show is None:
+        return None
+    return lambda done, total: show("cases", done, total)
 
 
 def _positive_float(text: str) -> float:
@@ -390,6 +468,26 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def _threads_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--threads",
+        type=_non_negative_int,
+        default=0,
+        metavar="N",
+        help=f"{what}; default 0: $OMP_NUM_THREADS, else every CPU",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -462,6 +560,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PLUGIN",
         help="a Python file or module that registers more levels",
     )
+    _threads_argument(p, "OpenMP threads of the compiled code (level kernel)")
+    p.add_argument(
+        "--print-timings",
+        action="store_true",
+        help="print the seconds spent in each stage, and in the run (with its thread count)",
+    )
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser(
@@ -492,6 +596,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--print-timings", action="store_true", help="print the seconds spent in each stage"
+    )
+    _threads_argument(
+        p, "the library's default OpenMP thread count, set when it is loaded (0: OpenMP's own)"
     )
     p.set_defaults(func=_cmd_compile)
 
@@ -532,6 +639,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--filter", metavar="REGEX", help="only cases whose name matches REGEX")
     p.add_argument(
+        "--force", action="store_true", help="overwrite the scoreboard files if they exist"
+    )
+    p.add_argument(
         "--cases",
         choices=("node", "models", "torch"),
         default="node",
@@ -569,6 +679,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="a Python file or module that registers more levels (loaded in every worker)",
     )
     p.set_defaults(func=_cmd_conformance)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"rung.tools.{name}").register(sub)
 
     p = sub.add_parser("levels", help="list the execution levels")
     p.add_argument("--load-level", action="append", default=[], metavar="PLUGIN")

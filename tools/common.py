@@ -7,12 +7,11 @@ body in `run_tool` and write through `write_output`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
-from typing import BinaryIO
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -22,9 +21,17 @@ from xdsl.utils.exceptions import (
 
 from rung.dialects import parse_error_text
 from rung.errors import RungError
+from rung.files import write_atomically
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+
+ProgressCallback = Callable[[str, int, "int | None"], None]
+"""(stage, done, total): `done` of `total` steps of `stage` finished (total None: no count);
+what `rung.runtime` reports while it compiles (`rung.runtime.native.Progress`)."""
 
 
 def error_message(err: BaseException) -> str:
@@ -81,51 +88,6 @@ def report(tool: str, message: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_atomically(
-    path: str,
-    write: Callable[[BinaryIO], None],
-    *,
-    inputs: tuple[str, ...] = (),
-    force: bool = True,
-) -> None:
-    """Create or replace the file `path` with what `write` writes, all at once or not at all.
-
-    The data goes to a temporary file in the same folder, which then replaces
-    the target, so an interrupted or failed write never leaves a partial file.
-    The result gets the usual permissions (0666 less the umask). Writing over
-    one of the command's own input files is refused, and so is writing over any
-    existing file unless `force` (a command's `--force`).
-    """
-    target = Path(path)
-    for source in inputs:
-        if source not in ("-", "") and Path(source).exists() and target.exists():
-            if os.path.samefile(source, target):
-                raise RungError(f"refusing to write output over the input file '{path}'")
-    if target.is_dir():
-        raise RungError(f"'{path}' is a directory; give a file name for the output")
-    if not force and target.exists():
-        raise RungError(f"'{path}' exists; pass --force to overwrite it")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise RungError(f"cannot write '{path}': folder '{folder}' does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_output(
     path: str | None, text: str, *, inputs: tuple[str, ...] = (), force: bool = True
 ) -> None:
@@ -136,3 +98,62 @@ def write_output(
         return
     data = text.encode("utf-8")
     write_atomically(path, lambda f: f.write(data), inputs=inputs, force=force)
+
+
+@contextlib.contextmanager
+def progress_display(console: Console | None = None) -> Iterator[ProgressCallback | None]:
+    """A callback that shows each stage of a long command on stderr, with a bar where the
+    stage has a count; None (show nothing) unless stderr is a terminal.
+
+    Output that goes to a file or a pipe stays as it was: logs and tests see no
+    control codes. A stage is done when the next one starts, or the block ends
+    without an error. `console` replaces the terminal (tests pass one that records).
+    """
+    if console is None:
+        try:
+            from rich.console import Console
+        except ImportError:  # the display is a nicety: without rich, the command still runs
+            yield None
+            return
+        if not sys.stderr.isatty():
+            yield None
+            return
+        console = Console(stderr=True)
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        SpinnerColumn,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(
+        SpinnerColumn(finished_text="[green]done"),
+        TextColumn("{task.description:<16}"),
+        BarColumn(),
+        TextColumn("{task.fields[count]:>9}"),
+        TimeElapsedColumn(),
+        console=console,
+    )
+    tasks: dict[str, TaskID] = {}
+    order: list[str] = []
+
+    def finish(stage: str) -> None:
+        task = bar.tasks[tasks[stage]]
+        total = task.total if task.total is not None else 1
+        bar.update(tasks[stage], total=total, completed=total)
+
+    def show(stage: str, done: int, total: int | None) -> None:
+        if stage not in tasks:
+            if order:
+                finish(order[-1])
+            tasks[stage] = bar.add_task(stage, total=total, count="")
+            order.append(stage)
+        count = f"{done}/{total}" if total is not None else ""
+        bar.update(tasks[stage], completed=done, total=total, count=count)
+
+    with bar:
+        yield show
+        if order:
+            finish(order[-1])

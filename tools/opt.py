@@ -61,7 +61,15 @@ from rung import __version__
 from rung.errors import RungError
 from rung.lowering.pipelines import Registry, default_registry
 
-from .common import EXIT_ERROR, EXIT_OK, parse_error_text, run_tool, write_output
+from .common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    ProgressCallback,
+    parse_error_text,
+    progress_display,
+    run_tool,
+    write_output,
+)
 from .plugins import load_plugins
 
 TOOL = "opt"
@@ -151,6 +159,7 @@ class RungOptMain(xDSLOptMain):
                 f"argument -t/--target: invalid choice: '{target}' "
                 f"(choose from {', '.join(self.available_targets)})"
             )
+        _check_target_package(target)
         if self.args.no_implicit_module:
             raise RungError(
                 "--no-implicit-module is not supported by opt: rung always reads a "
@@ -285,6 +294,8 @@ class RungOptMain(xDSLOptMain):
                 ),
             )
         self._pass_started = time.perf_counter()
+        self._progress: ProgressCallback | None = None
+        self._passes_done = 0
 
     def _between_passes(
         self, previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
@@ -295,6 +306,9 @@ class RungOptMain(xDSLOptMain):
         first pass.
         """
         now = time.perf_counter()
+        if self._progress is not None:
+            self._passes_done = 0 if previous is None else self._passes_done + 1
+            self._progress("passes", self._passes_done, len(self.pipeline.passes))
         if self.args.time_passes and previous is not None:
             print(f"Pass {previous.name} took {now - self._pass_started} seconds", file=sys.stderr)
         if previous is not None and not self.args.disable_verify:
@@ -473,35 +487,56 @@ class RungOptMain(xDSLOptMain):
                 pieces.append(text if text.endswith("\n") else text + "\n")
 
         try:
-            for i, (chunk, offset) in enumerate(chunks):
-                if i > 0:
-                    pieces.append("// -----\n")
-                try:
-                    module = self.parse_chunk(chunk, fmt, offset)
-                    if module is not None:
-                        self.apply_passes(module)
-                        pieces.append(self.output_resulting_program(module))
-                except ParseError as err:
-                    err.span = dataclasses.replace(err.span, line_offset=offset)
-                    if not self.args.parsing_diagnostics:
-                        raise RungError(parse_error_text(err)) from None
-                    diagnostic(str(err))
-                except DiagnosticException as err:
-                    if not self.args.verify_diagnostics:
-                        raise RungError(self._error_text(err)) from None
-                    diagnostic("\n".join([str(err), *getattr(err, "__notes__", [])]))
-                finally:
-                    chunk.close()
+            # Many small chunks (test files) gain nothing from a display of stages.
+            with progress_display() as show:
+                if not (self.args.split_input_file or self.args.verify_diagnostics):
+                    self._progress = show
+                self._run_chunks(chunks, fmt, pieces, diagnostic)
         except ShrinkException:
             assert self.args.shrink
             print("Success, can shrink")
             raise SystemExit(EXIT_OK) from None
+        finally:
+            self._progress = None
         if self.args.shrink:
             print("Failure, can't shrink")
             raise SystemExit(EXIT_ERROR)
         write_output(
             self.args.output_file, "".join(pieces), inputs=self._inputs(), force=self.args.force
         )
+
+    def _run_chunks(
+        self,
+        chunks: list[tuple[IO[bytes], int]],
+        fmt: str,
+        pieces: list[str],
+        diagnostic: Callable[[str], None],
+    ) -> None:
+        """Parse, transform and print each chunk into `pieces`; diagnostics as asked."""
+        show = self._progress
+        for i, (chunk, offset) in enumerate(chunks):
+            if i > 0:
+                pieces.append("// -----\n")
+            try:
+                if show is not None:
+                    show("read", 0, None)
+                module = self.parse_chunk(chunk, fmt, offset)
+                if module is not None:
+                    self.apply_passes(module)
+                    if show is not None:
+                        show("print", 0, None)
+                    pieces.append(self.output_resulting_program(module))
+            except ParseError as err:
+                err.span = dataclasses.replace(err.span, line_offset=offset)
+                if not self.args.parsing_diagnostics:
+                    raise RungError(parse_error_text(err)) from None
+                diagnostic(str(err))
+            except DiagnosticException as err:
+                if not self.args.verify_diagnostics:
+                    raise RungError(self._error_text(err)) from None
+                diagnostic("\n".join([str(err), *getattr(err, "__notes__", [])]))
+            finally:
+                chunk.close()
 
     def _inputs(self) -> tuple[str, ...]:
         path = self.args.input_file
@@ -535,6 +570,21 @@ _TARGET_DIALECTS = {
     "llvm": ("llvm",),
 }
 """The dialects (name prefixes) whose ops each xDSL target prints."""
+
+
+_TARGET_PACKAGES = {"llvm": "llvmlite"}
+"""The optional Python package each xDSL target needs to print anything."""
+
+
+def _check_target_package(target: str) -> None:
+    """Refuse, before reading any input, a target whose optional package is missing."""
+    import importlib.util
+
+    package = _TARGET_PACKAGES.get(target)
+    if package is not None and importlib.util.find_spec(package) is None:
+        raise RungError(
+            f"target '{target}' needs the optional package {package}: pip install {package}"
+        )
 
 
 def _check_target_dialect(target: str, module: ModuleOp) -> None:

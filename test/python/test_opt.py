@@ -10,6 +10,7 @@ and a start-up that does not import onnx for MLIR input.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -566,6 +567,8 @@ def test_target_of_another_dialect_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str
 ) -> None:
     """It used to end in a traceback (an op repr as the message)."""
+    if target == "llvm" and importlib.util.find_spec("llvmlite") is None:
+        pytest.skip("without llvmlite, -t llvm stops before reading (see the next test)")
     code, out, err = run([str(write(tmp_path / "a.mlir", ADD_MODULE)), "-t", target], capsys)
     assert code == 1 and out == ""
     assert f"opt: error: target '{target}' prints" in err and "'func.func'" in err
@@ -580,9 +583,8 @@ def test_missing_optional_package_is_one_line(
     source = write(tmp_path / "f.mlir", "llvm.func @f() {\n  llvm.return\n}\n")
     code, _, err = run([str(source), "-t", "llvm"], capsys)
     assert code == 1
-    assert err.strip() == (
-        "opt: error: target 'llvm' needs the Python package 'llvmlite', which is not "
-        "installed (pip install llvmlite)"
+    assert err == (
+        "opt: error: target 'llvm' needs the optional package llvmlite: pip install llvmlite\n"
     )
 
 
