@@ -550,7 +550,13 @@ def lower_reporting(
     replace: Mapping[str, str] | None = None,
 ) -> ModuleOp:
     """`rung.runtime.levels.lower`, with named pipelines replaced (see `OPTIMIZATION_PIPELINES`)
-    and each stage's passes counted to `progress` as (stage, passes done, passes)."""
+    and each stage's progress reported to `progress` as (stage, done, total).
+
+    A stage counts its passes until its op-by-op conversion (a frontend to core,
+    core to kernel) starts; from then on it counts the ops converted, which is
+    where a large model's time goes and a number the user can relate to the model.
+    """
+    from rung.lowering.kit.progress import reporting_ops
     from rung.lowering.pipelines import pipeline_options
 
     if progress is None and not replace:
@@ -560,14 +566,25 @@ def lower_reporting(
     except RungError:
         planned = []  # `lower` refuses the module, with its own message
     stage_of = {stage.pipeline: stage.name for stage in planned if stage.pipeline is not None}
-    report = None
+    report = report_ops = None
     if progress is not None:
+        current: list[str] = []  # the stages begun, the running one last
+        counting_ops: set[str] = set()  # the stages that have begun counting ops
 
         def report(text: str, done: int, total: int) -> None:
-            if text in stage_of:
+            if text not in stage_of:
+                return
+            if not current or current[-1] != stage_of[text]:
+                current.append(stage_of[text])
+            if stage_of[text] not in counting_ops:
                 progress(stage_of[text], done, total)
 
-    with pipeline_options(replace, report):
+        def report_ops(pass_name: str, done: int, total: int) -> None:
+            if current and total:
+                counting_ops.add(current[-1])
+                progress(current[-1], done, total)
+
+    with pipeline_options(replace, report), reporting_ops(report_ops):
         return lower(module, to, where=where, timings=timings, copy=copy)
 
 

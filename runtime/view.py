@@ -22,6 +22,11 @@ types, locations), not from any dialect's meaning.
   graphs of their own, where values captured from outside appear as inputs.
 - The page lays the graph out in the browser with dagre (vendored in
   `view_assets/`, see its README), so it needs no network and no Graphviz.
+  dagre runs in a Web Worker made from the page's own text (the dagre script
+  element, `id="rung-dagre"`, and the layout function), since a page opened
+  from file:// cannot load a worker file: a 1,500-node kernel graph takes
+  seconds to lay out, and the page must stay usable meanwhile. Browsers
+  without workers lay out on the main thread.
 - The data travels as JSON in a `<script type="application/json">`, with `<`,
   `>` and `&` escaped so that no attribute text can close the element.
   Constants never carry their data, only their type (and values, up to 16

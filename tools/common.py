@@ -151,7 +151,10 @@ def progress_display(console: Console | None = None) -> Iterator[ProgressCallbac
             tasks[stage] = bar.add_task(stage, total=total, count="")
             order.append(stage)
         count = f"{done}/{total}" if total is not None else ""
-        bar.update(tasks[stage], completed=done, total=total, count=count)
+        # One more step than the count: a stage whose count is complete may still have
+        # work left (the passes after a conversion), and shows as done only when it ends.
+        steps = total + 1 if total is not None else None
+        bar.update(tasks[stage], completed=done, total=steps, count=count)
 
     with bar:
         yield show

@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from rung.dialects import core, kernel
+from rung.lowering.kit.progress import OpCounter
 
 from .builder import KernelBuilder, KernelLoweringError
 from .elements import kernel_type_of
@@ -64,9 +65,16 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
     return lines
 
 
-def lower_ops(b: KernelBuilder, ops: Sequence[Operation], module: ModuleOp) -> None:
+def lower_ops(
+    b: KernelBuilder,
+    ops: Sequence[Operation],
+    module: ModuleOp,
+    counter: OpCounter | None = None,
+) -> None:
     """Lower core ops in order, recording each result's buffer in `b.buffers`."""
     for op in ops:
+        if counter is not None:
+            counter.tick()
         handler = lowering_for(op)
         assert handler is not None  # `_problems` has checked every op
         last = b.block.last_op
@@ -134,7 +142,8 @@ def lower_function(func: FuncOp, module: ModuleOp) -> FuncOp:
         new.attributes.setdefault(key, value)
     module.body.block.insert_op_before(new, func)
     b = KernelBuilder(block, dict(zip(old.args, block.args, strict=True)), module)
-    lower_ops(b, list(old.ops)[:-1], module)
+    ops = list(old.ops)[:-1]
+    lower_ops(b, ops, module, OpCounter(CoreToKernelPass.name, len(ops)))
     b.insert(ReturnOp(*[b.buffer(v) for v in ret.arguments]))
     return new
 

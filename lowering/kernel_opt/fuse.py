@@ -376,6 +376,30 @@ def inline_at(p: Producer, load: kernel.LoadOp, rewriter: PatternRewriter) -> No
     rewriter.replace(load, [], [value])
 
 
+def move_to(p: Producer, load: kernel.LoadOp, rewriter: PatternRewriter) -> None:
+    """`inline_at` for the producer's only load: its body is moved, not copied.
+
+    A chain of n elementwise ops fuses one producer at a time into a body that
+    grows by one op each step; copying that body at every step costs n² ops,
+    moving it costs n. The producer's nest is erased right after, so nothing
+    else needs the original.
+    """
+    indices = _source_indices(p, load, rewriter)
+    ivs = list(p.loop.ivs)
+    value = dict(zip(ivs, indices, strict=True)).get(p.store.value, p.store.value)
+    body = [
+        op
+        for op in p.loop.body.block.ops
+        if op is not p.store and not isinstance(op, kernel.YieldOp)
+    ]
+    for op in body:
+        op.detach()
+        rewriter.insert(op, InsertPoint.before(load))
+    for iv, index in zip(ivs, indices, strict=True):
+        rewriter.replace_all_uses_with(iv, index)
+    rewriter.replace(load, [], [value])
+
+
 class FoldDimOfAlloc(RewritePattern):
     """`kernel.dim` of a new buffer or view is its size operand (or a constant).
 
@@ -417,11 +441,12 @@ class InlineElementwiseProducer(RewritePattern):
         consumers = plan(p, self.written)
         if consumers is None:
             return
+        loads = [load for consumer in consumers for load in consumer.loads]
         for consumer in consumers:
             for load, first in consumer.repeats:
                 rewriter.replace(load, [], [first.result])
             for load in consumer.loads:
-                inline_at(p, load, rewriter)
+                (move_to if len(loads) == 1 else inline_at)(p, load, rewriter)
         rewriter.erase(op)
         for use in list(p.target.uses):
             user = use.operation

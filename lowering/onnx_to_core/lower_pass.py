@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import PassFailedException
 from rung.dialects.onnx import CustomOp, OnnxOp
 from rung.errors import RungError
 from rung.lowering.kit import CoreBuilder, LoweringError
+from rung.lowering.kit.progress import OpCounter
 
 from .onnx_node import inline_expansion, needs_refinement, refine_result_types
 from .registry import lowering_for
@@ -40,10 +41,13 @@ class LowerOnnxOps(RewritePattern):
     """
 
     failures: dict[Operation, str] = field(default_factory=dict)
+    counter: OpCounter | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op in self.failures or not isinstance(op, OnnxOp | CustomOp):
             return
+        if self.counter is not None:
+            self.counter.tick()
         handler = lowering_for(op)
         if handler is None:
             if isinstance(op, OnnxOp):
@@ -124,7 +128,8 @@ class OnnxToCorePass(ModulePass):
         for func in op.body.block.ops:
             if isinstance(func, FuncOp):
                 retype_function(func)  # sequences and optionals: one core type at every use
-        pattern = LowerOnnxOps()
+        count = sum(isinstance(o, OnnxOp | CustomOp) for o in op.walk())
+        pattern = LowerOnnxOps(counter=OpCounter(self.name, count))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         for func in op.body.block.ops:
             if isinstance(func, FuncOp):

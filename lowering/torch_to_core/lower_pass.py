@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import PassFailedException
 from rung.dialects.torch import TorchOp
 from rung.dialects.torch.extras import EXTRA_OPS, SYMBOL_TYPES
 from rung.lowering.kit import CoreBuilder, LoweringError
+from rung.lowering.kit.progress import OpCounter
 
 from .registry import lowering_for
 
@@ -46,10 +47,13 @@ class LowerTorchOps(RewritePattern):
     """
 
     failures: dict[Operation, str] = field(default_factory=dict)
+    counter: OpCounter | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op in self.failures:
             return
+        if self.counter is not None and isinstance(op, _TORCH_OPS):
+            self.counter.tick()
         if isinstance(op, ArithConstantOp) and op.result.type in SYMBOL_TYPES:
             if any(isinstance(u.operation, _TORCH_OPS) for u in op.result.uses):
                 builder = CoreBuilder(rewriter, op)
@@ -110,7 +114,8 @@ class TorchToCorePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(isinstance(o, _TORCH_OPS) for o in op.walk()):
             return
-        pattern = LowerTorchOps()
+        count = sum(isinstance(o, _TORCH_OPS) for o in op.walk())
+        pattern = LowerTorchOps(counter=OpCounter(self.name, count))
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
         for func in op.body.block.ops:
             if isinstance(func, FuncOp):

@@ -104,14 +104,6 @@
   // concentrate=true draws them): dagre then lays out one chain of invisible points per
   // source instead of one long edge per target. In DenseNet, where every feature map feeds
   // all later concatenations of its block, this cuts dagre's work by about four times.
-  //
-  // Ranks (rows) are computed here rather than by dagre's network simplex, which took four
-  // fifths of the time on a 1,500-node kernel graph: the graph is a DAG in program order, so
-  // each node goes one row below its lowest producer, and then nodes that feed more edges
-  // than they take (an alloc, a fan-out) slide down to just above their first consumer, and
-  // the reverse slide up. That is coordinate descent on network simplex's own objective (the
-  // total edge length); it gives the same drawing on ONNX graphs and a slightly longer one at
-  // kernel level, for a fraction of the time. A graph with a cycle keeps dagre's ranker.
   function placeGraph(spec) {
     const t0 = performance.now();
     const BUS_MIN = 3;
@@ -123,81 +115,113 @@
       succ[index.get(s)].push(index.get(t));
       pred[index.get(t)].push(index.get(s));
     }
-    // Topological order (Kahn), keeping program order where the edges allow.
+    // Topological order (Kahn), keeping program order where the edges allow; nodes on a
+    // cycle (none in SSA graphs) keep depth 0.
     const waiting = pred.map((p) => p.length);
     const topo = [];
     for (let i = 0; i < ids.length; i++) if (!waiting[i]) topo.push(i);
     for (let k = 0; k < topo.length; k++) {
       for (const j of succ[topo[k]]) if (--waiting[j] === 0) topo.push(j);
     }
-    const acyclic = topo.length === ids.length;
-    const rank = ids.map(() => 0);
-    if (acyclic) {
-      for (const i of topo) for (const j of succ[i]) rank[j] = Math.max(rank[j], rank[i] + 1);
-      for (let pass = 0, moved = true; moved && pass < 8; pass++) {
-        moved = false;
-        for (let k = topo.length - 1; k >= 0; k--) {
-          const i = topo[k];
-          if (succ[i].length > pred[i].length) {
-            const low = Math.min(...succ[i].map((j) => rank[j])) - 1;
-            if (low > rank[i]) { rank[i] = low; moved = true; }
-          }
-        }
-        for (const i of topo) {
-          if (pred[i].length > succ[i].length && succ[i].length) {
-            const high = Math.max(...pred[i].map((j) => rank[j])) + 1;
-            if (high < rank[i]) { rank[i] = high; moved = true; }
-          }
-        }
-      }
+    // The longest path from the graph's sources, to group a bus's targets by row.
+    const depth = ids.map(() => 0);
+    for (const i of topo) for (const j of succ[i]) depth[j] = Math.max(depth[j], depth[i] + 1);
+    // Trees hanging off the graph (an alloc that one op writes, a view that one op reads, and
+    // what hangs off those) can sit each one row from its neighbour whatever the rest does,
+    // and network simplex, dagre's ranker, spends its time on the rest. So, when there are
+    // many, dagre first ranks the graph without them; then it lays out the whole with those
+    // ranks, each tree node two ranks (one row: dagre puts a label rank between rows) off
+    // the neighbour it hung from. The ranks are as good as network simplex's own.
+    const degree = ids.map((_, i) => pred[i].length + succ[i].length);
+    const peeled = ids.map(() => false);
+    const anchor = ids.map(() => -1); // the node a peeled node hangs from
+    const order = []; // peeled nodes, outermost first
+    const queue = [];
+    for (let i = 0; i < ids.length; i++) if (degree[i] === 1) queue.push(i);
+    while (queue.length) {
+      const i = queue.pop();
+      if (peeled[i] || degree[i] !== 1) continue;
+      const j = pred[i].concat(succ[i]).find((k) => !peeled[k]);
+      peeled[i] = true;
+      anchor[i] = j;
+      order.push(i);
+      if (--degree[j] === 1) queue.push(j);
     }
-    const G = new dagre.graphlib.Graph();
-    G.setGraph(Object.assign({ ranker: acyclic ? "none" : "network-simplex" }, spec.options));
-    G.setDefaultEdgeLabel(() => ({}));
-    // dagre doubles every edge's length to make room for edge labels: ranks are even.
-    spec.nodes.forEach((n, i) => {
-      const label = { width: n.width, height: n.height };
-      if (acyclic) label.rank = 2 * rank[i];
-      G.setNode(n.id, label);
-    });
-    const routes = {}; // "source target" -> the layout edges its drawing follows
-    succ.forEach((targets, i) => {
-      const source = ids[i];
-      if (targets.length < BUS_MIN) {
-        for (const j of targets) {
-          G.setEdge(source, ids[j]);
-          routes[source + " " + ids[j]] = [[source, ids[j]]];
+    // Two passes repeat dagre's ordering and positioning, which costs more than it saves below
+    // about a thousand nodes (DenseNet-121's ONNX graph, 619 nodes, 41% in trees: 2.2 s in one
+    // pass, 3.9 s in two; its kernel graph, 1,523 nodes, 45%: 12.8 s in one, 8.2 s in two).
+    const twoPass =
+      topo.length === ids.length && ids.length > 1000 && order.length > ids.length / 4;
+    const inCore = (i) => !twoPass || !peeled[i];
+
+    // The layout graph; `ranks` (id -> rank) for the second pass, null for the first.
+    function build(ranks) {
+      const G = new dagre.graphlib.Graph();
+      G.setGraph(Object.assign({}, spec.options, ranks ? { ranker: "none" } : {}));
+      G.setDefaultEdgeLabel(() => ({}));
+      const final = ranks !== null || !twoPass;
+      const setNode = (id, label) => {
+        if (ranks) label.rank = ranks.get(id);
+        G.setNode(id, label);
+      };
+      const edge = (v, w, route) => {
+        G.setEdge(v, w);
+        if (final) routes[route[0][0] + " " + w] = route;
+      };
+      spec.nodes.forEach((n, i) => {
+        if (ranks || inCore(i)) setNode(n.id, { width: n.width, height: n.height });
+      });
+      succ.forEach((all, i) => {
+        const source = ids[i];
+        const targets = all.filter((j) => inCore(i) && inCore(j));
+        if (ranks) {
+          for (const j of all) {
+            if (!inCore(i) || !inCore(j)) edge(source, ids[j], [[source, ids[j]]]);
+          }
         }
-        return;
-      }
-      // One bus point per rank among the targets, on the row just above them: targets on
-      // the same row hang off the same point, so the bus adds no row of its own.
-      const ts = targets.slice().sort((a, b) => rank[a] - rank[b] || a - b);
-      const path = [];
-      let last = source;
-      let lastRank = -1;
-      ts.forEach((j, k) => {
-        const target = ids[j];
-        if (k === 0) {
-          G.setEdge(source, target);
-          routes[source + " " + target] = [[source, target]];
+        if (targets.length < BUS_MIN) {
+          for (const j of targets) edge(source, ids[j], [[source, ids[j]]]);
           return;
         }
-        if (rank[j] !== lastRank) {
-          const point = `bus:${source}:${k}`;
-          const label = { width: 2, height: 2 };
-          if (acyclic) label.rank = 2 * rank[j] - 1;
-          G.setNode(point, label);
-          G.setEdge(last, point);
-          path.push([last, point]);
-          last = point;
-          lastRank = rank[j];
-        }
-        G.setEdge(last, target);
-        routes[source + " " + target] = path.concat([[last, target]]);
+        // One bus point per depth among the targets: targets at the same depth hang off the
+        // same point, so the bus adds no rank that the graph does not already have.
+        const ts = targets.slice().sort((a, b) => depth[a] - depth[b] || a - b);
+        const path = [];
+        let last = source;
+        let lastDepth = -1;
+        ts.forEach((j, k) => {
+          const target = ids[j];
+          if (k === 0) {
+            edge(source, target, [[source, target]]);
+            return;
+          }
+          if (depth[j] !== lastDepth) {
+            const point = `bus:${source}:${k}`;
+            setNode(point, { width: 2, height: 2 });
+            G.setEdge(last, point);
+            path.push([last, point]);
+            last = point;
+            lastDepth = depth[j];
+          }
+          edge(last, target, path.concat([[last, target]]));
+        });
       });
-    });
+      return G;
+    }
+
+    const routes = {}; // "source target" -> the layout edges its drawing follows
+    let G = build(null);
     dagre.layout(G);
+    if (twoPass) {
+      const ranks = new Map(G.nodes().map((v) => [v, G.node(v).rank]));
+      for (let k = order.length - 1; k >= 0; k--) {
+        const i = order[k];
+        const j = anchor[i];
+        ranks.set(ids[i], ranks.get(ids[j]) + (succ[j].includes(i) ? 2 : -2));
+      }
+      G = build(ranks);
+      dagre.layout(G);
+    }
     const positions = {};
     for (const id of ids) {
       const n = G.node(id);
@@ -212,11 +236,13 @@
     const finite = (v) => (Number.isFinite(v) ? v : 0);
     return {
       positions, points, width: finite(G.graph().width), height: finite(G.graph().height),
-      ms: performance.now() - t0, ranker: acyclic ? "rung" : "network-simplex",
+      ms: performance.now() - t0,
     };
   }
 
-  const LAYOUT_OPTIONS = { rankdir: "TB", nodesep: 22, ranksep: 34, edgesep: 8, marginx: 16, marginy: 16 };
+  const LAYOUT_OPTIONS = {
+    rankdir: "TB", nodesep: 22, ranksep: 34, edgesep: 8, marginx: 16, marginy: 16,
+  };
   let worker = null; // the layout worker, once made; false if the browser cannot make one
   const pending = new Map(); // request number -> {resolve, run}
   let requests = 0;
@@ -239,15 +265,17 @@
     const dagreCode = document.getElementById("rung-dagre").textContent;
     const code = `${dagreCode}\n;const placeGraph = ${placeGraph.toString()};\n`
       + "onmessage = (ev) => postMessage({ id: ev.data.id, result: placeGraph(ev.data.spec) });\n";
+    let url = null;
     try {
-      const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+      url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
       worker = new Worker(url);
-      URL.revokeObjectURL(url);
     } catch (err) {
       mainThread("no worker: " + err);
       return;
     }
     worker.onmessage = (ev) => {
+      if (url) URL.revokeObjectURL(url); // the worker has loaded it
+      url = null;
       const p = pending.get(ev.data.id);
       pending.delete(ev.data.id);
       if (p) p.resolve(ev.data.result);
@@ -263,7 +291,9 @@
     if (worker === null) makeWorker();
     if (worker === false) {
       // Still after a paint, so that the "laying out" note shows while dagre works.
-      return new Promise((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(run()), 0)));
+      return new Promise((resolve) => {
+        requestAnimationFrame(() => setTimeout(() => resolve(run()), 0));
+      });
     }
     const id = ++requests;
     return new Promise((resolve) => {
@@ -291,7 +321,7 @@
       layoutTimes[gi] = Math.round(r.ms);
       layoutWall[gi] = Math.round(performance.now() - t0);
       const result = {
-        sizes, ms: r.ms, width: r.width, height: r.height, ranker: r.ranker,
+        sizes, ms: r.ms, width: r.width, height: r.height,
         node: (id) => ({ x: r.positions[id][0], y: r.positions[id][1] }),
         points: (source, target) => r.points[source + " " + target] || [],
       };
@@ -317,7 +347,9 @@
   // The note shown while graphs are laid out; the page stays usable meanwhile.
   const status = el("p", "status", "");
   function opCount(graphs) {
-    return graphs.reduce((a, gi) => a + data.graphs[gi].nodes.filter((n) => n.kind === "op").length, 0);
+    let count = 0;
+    for (const gi of graphs) count += data.graphs[gi].nodes.filter((n) => n.kind === "op").length;
+    return count;
   }
 
   // Draws a view once its graphs are laid out. Resolves to false if another render was asked

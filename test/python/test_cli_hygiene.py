@@ -217,6 +217,45 @@ def test_opt_shows_its_passes_on_a_terminal(tmp_path: Path) -> None:
     assert "kernel." in out
 
 
+def chain_model(relus: int) -> onnx.ModelProto:
+    """MatMul then `relus` Relus: a model whose op counts at each level are known."""
+    w = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["r0"])]
+    nodes += [helper.make_node("Relu", [f"r{i}"], [f"r{i + 1}"]) for i in range(relus)]
+    graph = helper.make_graph(
+        nodes,
+        "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info(f"r{relus}", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+
+
+def test_lowering_progress_counts_the_ops_converted() -> None:
+    """Each lowering stage's bar counts ops once its op-by-op conversion starts: the ONNX
+    nodes (plus the weight's constant) for core, the top-level core ops for kernel."""
+    from rung.importers.onnx import import_model
+    from rung.runtime.levels import lower_reporting
+
+    seen: list[tuple[str, int, int | None]] = []
+    module = import_model(chain_model(300))
+    onnx_ops = sum(op.name.startswith("onnx.") for op in module.walk())
+    lower_reporting(module, "kernel", progress=lambda *report: seen.append(report))
+    core = [(done, total) for stage, done, total in seen if stage == "lower-to-core"]
+    kernel = [(done, total) for stage, done, total in seen if stage == "lower-to-kernel"]
+    assert (onnx_ops, onnx_ops) in core and onnx_ops > 300
+    assert any(0 < done < total == onnx_ops for done, total in core)  # counted as it went
+    assert len(core) <= 110  # at most about a hundred reports, however large the model
+    ops_totals = {total for _, total in kernel if total and total > 300}
+    assert len(ops_totals) == 1  # one count of core ops, reported from 0 to all
+    (ops,) = ops_totals
+    assert (0, ops) in kernel and (ops, ops) in kernel
+    # Once ops are counted, the stage's pass count (a small total) no longer shows.
+    first = kernel.index((0, ops))
+    assert all(total == ops for _, total in kernel[first:])
+
+
 def test_a_pipe_shows_no_progress(tmp_path: Path) -> None:
     model = small_model(tmp_path / "small.onnx")
     for tool, args in [

@@ -141,6 +141,19 @@ def mean_leading_axis() -> onnx.ModelProto:
     return make_model([node], [vi("x", [40, 96])], [vi("y", [96])], [const("axes", [0], np.int64)])
 
 
+def long_chain(length: int = 240) -> onnx.ModelProto:
+    """`length` elementwise ops in a row (Relu, Sigmoid, + c, * x): the fusion moves each
+    producer's growing body into the next nest, which must stay exact however long."""
+    kinds = ["Relu", "Sigmoid", "Add", "Mul"]
+    nodes = []
+    for i in range(length):
+        kind, src, dst = kinds[i % 4], f"t{i}" if i else "x", f"t{i + 1}"
+        operands = {"Add": [src, "c"], "Mul": [src, "x"]}.get(kind, [src])
+        nodes.append(helper.make_node(kind, operands, [dst]))
+    nodes.append(helper.make_node("Identity", [f"t{length}"], ["y"]))
+    return make_model(nodes, [vi("x", [2, 3, 5])], [vi("y", [2, 3, 5])], [const("c", [0.25])])
+
+
 MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "chain_broadcast": chain_broadcast,
     "chain_dynamic": lambda: chain_broadcast("n"),
@@ -152,6 +165,7 @@ MODELS: dict[str, Callable[[], onnx.ModelProto]] = {
     "split_heads": split_heads,
     "matmul_int32": matmul_int32,
     "mean_leading_axis": mean_leading_axis,
+    "long_chain": long_chain,
 }
 
 
@@ -201,7 +215,8 @@ def test_optimized_kernel_matches_core(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["chain_broadcast", "chain_dynamic", "batchnorm_relu", "gelu", "split_heads"]
+    "name",
+    ["chain_broadcast", "chain_dynamic", "batchnorm_relu", "gelu", "split_heads", "long_chain"],
 )
 def test_elementwise_chains_become_one_nest(name: str) -> None:
     model = MODELS[name]()
