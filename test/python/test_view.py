@@ -679,3 +679,14 @@ def test_marks_and_hostile_names_in_chromium(tmp_path: Path, open_page: Any) -> 
     assert page.page.locator("g.node.marked").count() == 1
     assert HOSTILE in page.page.inner_text("aside.panel")  # the view opens on the marked node
     assert page.page.title().startswith(HOSTILE)
+
+
+def test_the_bundled_layout_library_is_the_one_recorded() -> None:
+    """dagre is vendored unchanged: its checksum is the one its README records."""
+    import hashlib
+
+    assets = Path(__file__).resolve().parents[2] / "runtime" / "view_assets"
+    digest = hashlib.sha256((assets / "dagre.min.js").read_bytes()).hexdigest()
+    readme = (assets / "README.md").read_text(encoding="utf-8")
+    assert f"`dagre.min.js`: sha256 `{digest}`" in readme
+    assert "MIT" in (assets / "LICENSE").read_text(encoding="utf-8")
