@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, NameLoc, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, NameLoc, StringAttr, UnknownLoc
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from rung.dialects import core, kernel
+from rung.dialects import core
 from rung.lowering.kit.progress import OpCounter
 
 from .builder import KernelBuilder, KernelLoweringError
@@ -97,12 +97,19 @@ def lower_ops(
 
 
 def _locate_allocations(block: Block, last: Operation | None, op: Operation) -> None:
-    """Give the run-time-sized allocations made for `op` its location, so that a size
-    the run cannot allocate is reported with the node's name."""
+    """Give the ops made for `op` its location (those that have none of their own).
+
+    A size the run cannot allocate is then reported with the node's name, and
+    the kernel level stays traceable to the model's nodes: `rung compare` and
+    `rung view` find a node's kernel ops by it.
+    """
+    if isinstance(op.location, UnknownLoc):
+        return
     new = block.first_op if last is None else last.next_op
     while new is not None:
-        if isinstance(new, kernel.AllocOp) and new.dynamic_sizes:
-            new.location = op.location
+        for inner in new.walk():
+            if isinstance(inner.location, UnknownLoc):
+                inner.location = op.location
         new = new.next_op
 
 

@@ -228,6 +228,8 @@ def test_an_onnx_to_core_fault_is_named_at_core_and_kernel(
         assert found.probes <= _probe_bound(found.cut_points)
         assert found.outputs[0].max_abs == pytest.approx(0.5, abs=1e-3)
         assert found.input_shapes == [f"blk7_Add:0 [2, {WIDTH}] f32"]
+        # Lowering keeps the node's location on the ops it makes, at core and at kernel.
+        assert found.lowered_ops is not None and found.lowered_ops > 0
     assert len(lines) == sum(lv.divergence.probes for lv in report.levels)  # type: ignore[union-attr]
     assert "first diverging node: 'blk7_Sigmoid' (onnx.Sigmoid)" in str(report)
 
