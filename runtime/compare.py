@@ -613,7 +613,7 @@ def compare(
     `.pt2` of the same stem beside it run in torch eager) or a rung level name.
     On a mismatch, and if `bisect`, the first diverging node is found per level.
     """
-    from .levels import get_level, level_of
+    from .levels import get_level, level_names, level_of
     from .loading import is_exported_program, load_module
 
     if isinstance(levels, str):
@@ -638,7 +638,13 @@ def compare(
     for name in levels:
         get_level(name)  # unknown levels fail before anything runs
     if against not in REFERENCES:
-        get_level(against)
+        try:
+            get_level(against)
+        except RungError:
+            raise RungError(
+                f"unknown reference '{against}': use {' or '.join(REFERENCES)}, or a level "
+                f"({', '.join(level_names())})"
+            ) from None
     feed = _feed(module, inputs, seed)
     label = str(source) if source is not None else "the model"
     report = CompareReport(label, against, rtol, atol)

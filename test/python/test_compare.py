@@ -328,7 +328,7 @@ def test_inputs_given_by_name_are_used(model: onnx.ModelProto) -> None:
     ("kwargs", "message"),
     [
         ({"levels": ("nope",)}, "unknown level 'nope'"),
-        ({"against": "nope"}, "unknown level 'nope'"),
+        ({"against": "nope"}, "unknown reference 'nope': use onnxruntime or torch"),
         ({"inputs": {"y": np.zeros((2, WIDTH), np.float32)}}, "unknown input 'y'"),
         ({"inputs": {}}, "missing input 'x'"),
         ({"rtol": -1.0}, "rtol must be a non-negative number"),
@@ -411,7 +411,7 @@ def test_cli_inputs_from_files(
     ("extra", "message"),
     [
         (["--levels", "nope"], "unknown level 'nope'"),
-        (["--against", "nope"], "unknown level 'nope'"),
+        (["--against", "nope"], "unknown reference 'nope': use onnxruntime or torch"),
         (["--inputs", "missing.npz"], "no such file 'missing.npz'"),
         (["--inputs", "wrong.npz"], "unknown input 'y' in 'wrong.npz'"),
         (["--inputs", "notnpz.npz"], "cannot read inputs from 'notnpz.npz'"),
