@@ -173,6 +173,12 @@ def _count(name: str, value: object) -> int:
     return int(value)
 
 
+def _is_onnxruntime_options(value: object) -> bool:
+    """Whether `value` is onnxruntime's own `SessionOptions` (without importing it)."""
+    kind = type(value)
+    return kind.__name__ == "SessionOptions" and kind.__module__.startswith("onnxruntime")
+
+
 class SessionOptions:
     """onnxruntime's `SessionOptions`, for rung's `InferenceSession`.
 
@@ -204,6 +210,28 @@ class SessionOptions:
         "use_per_session_threads",
         "execution_order",
     )
+
+    @classmethod
+    def from_onnxruntime(cls, theirs: object) -> SessionOptions:
+        """The same settings from an `onnxruntime.SessionOptions`, so a session built with
+        onnxruntime's own options object runs on rung too; a setting rung cannot honour
+        raises RungError, as when it is set here."""
+        ours = cls()
+        for name in (
+            "intra_op_num_threads",
+            "inter_op_num_threads",
+            "graph_optimization_level",
+            "execution_mode",
+            "log_severity_level",
+            "optimized_model_filepath",
+            "enable_profiling",
+            "log_verbosity_level",
+            "logid",
+            "use_deterministic_compute",
+        ):
+            if hasattr(theirs, name):
+                setattr(ours, name, getattr(theirs, name))
+        return ours
 
     def __init__(self) -> None:
         self._intra_op_num_threads = 0
@@ -433,6 +461,8 @@ class InferenceSession:
 
         if sess_options is None:
             sess_options = SessionOptions()
+        elif _is_onnxruntime_options(sess_options):
+            sess_options = SessionOptions.from_onnxruntime(sess_options)
         elif not isinstance(sess_options, SessionOptions):
             raise RungError(
                 "sess_options must be a rung.runtime.SessionOptions, got "

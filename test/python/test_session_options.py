@@ -232,6 +232,23 @@ def test_onnxruntime_enums_and_numbers_are_accepted() -> None:
         so.graph_optimization_level = 7
 
 
+def test_onnxruntimes_own_options_object_is_taken_over(tmp_path: Path) -> None:
+    """Code that builds `onnxruntime.SessionOptions` and hands it to rung's session gets
+    the same settings, and what rung cannot honour is still refused."""
+    theirs = onnxruntime.SessionOptions()
+    theirs.intra_op_num_threads = 2
+    theirs.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+    theirs.optimized_model_filepath = str(tmp_path / "lowered.mlir")
+    sess = rt.InferenceSession(mlp_model().SerializeToString(), theirs)
+    ours = sess.get_session_options()
+    assert isinstance(ours, rt.SessionOptions) and ours.intra_op_num_threads == 2
+    assert ours.graph_optimization_level is rt.GraphOptimizationLevel.ORT_DISABLE_ALL
+    assert sess.threads == 2 and (tmp_path / "lowered.mlir").read_text().startswith("builtin")
+    theirs.execution_mode = onnxruntime.ExecutionMode.ORT_PARALLEL
+    with pytest.raises(RungError, match="ORT_PARALLEL"):
+        rt.InferenceSession(mlp_model().SerializeToString(), theirs)
+
+
 # ---- the other options -------------------------------------------------------------------------
 
 
