@@ -11,7 +11,7 @@ import argparse
 
 from rung.errors import RungError
 
-from .common import EXIT_OK, write_atomically
+from .common import EXIT_OK, progress_display, write_atomically
 
 LEVELS = ("core", "onnx")
 """The levels whose IR is expressible as ONNX; the kernel level is buffers and loops."""
@@ -19,7 +19,7 @@ LEVELS = ("core", "onnx")
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from rung.lowering.core_to_onnx import core_module_to_model, onnx_module_to_model
-    from rung.runtime.levels import lower
+    from rung.runtime.levels import lower_reporting
     from rung.runtime.session import load_module
 
     if args.level not in LEVELS:
@@ -30,11 +30,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
             )
         raise RungError(f"--level must be one of {', '.join(LEVELS)}, got '{args.level}'")
     _check_target(args.output, args.force)
-    module = lower(load_module(args.model), args.level, where=f"'{args.model}'")
-    if args.level == "core":
-        model = core_module_to_model(module)
-    else:
-        model = onnx_module_to_model(module)
+    with progress_display() as progress:
+        if progress is not None:
+            progress("import", 0, None)
+        module = load_module(args.model)
+        module = lower_reporting(module, args.level, where=f"'{args.model}'", progress=progress)
+        if progress is not None:
+            progress("export", 0, None)
+        if args.level == "core":
+            model = core_module_to_model(module)
+        else:
+            model = onnx_module_to_model(module)
     data = model.SerializeToString()
     write_atomically(args.output, lambda f: f.write(data), inputs=(args.model,), force=args.force)
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rung.tools.common import EXIT_OK
+from rung.tools.common import EXIT_OK, progress_display
 
 SUFFIXES = (".onnx", ".onnxtxt", ".pt2", ".mlir")
 
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from rung.errors import RungError
-    from rung.runtime.levels import level_of, load_level_plugin, lower
+    from rung.runtime.levels import level_of, load_level_plugin, lower_reporting
     from rung.runtime.session import load_module
     from rung.runtime.view import write_html
 
@@ -59,12 +59,17 @@ def _cmd_view(args: argparse.Namespace) -> int:
         raise RungError(f"'{args.output}' exists; pass --force to overwrite it")
     for plugin in args.load_level:
         load_level_plugin(plugin)
-    module = load_module(model)
-    if args.level is not None:
-        module = lower(module, args.level, where=f"'{model.name}'")
-        level = args.level
-    else:
-        level = level_of(module, f"'{model.name}'").name
-    write_html(module, out, title=args.title or model.name, level=level, force=args.force)
+    with progress_display() as progress:
+        if progress is not None:
+            progress("import", 0, None)
+        module = load_module(model)
+        if args.level is not None:
+            module = lower_reporting(module, args.level, where=f"'{model.name}'", progress=progress)
+            level = args.level
+        else:
+            level = level_of(module, f"'{model.name}'").name
+        if progress is not None:
+            progress("write page", 0, None)
+        write_html(module, out, title=args.title or model.name, level=level, force=args.force)
     print(f"wrote {args.output}")
     return EXIT_OK

@@ -209,6 +209,20 @@ def test_run_shows_its_stages_on_a_terminal(tmp_path: Path) -> None:
     assert out.startswith("y: tensor(float) shape (2, 4)")
 
 
+def test_view_and_export_show_their_stages_on_a_terminal(tmp_path: Path) -> None:
+    model = small_model(tmp_path / "small.onnx")
+    code, _, shown = run_in_terminal(
+        "rung", "view", model, "--level", "kernel", "-o", tmp_path / "v.html"
+    )
+    assert code == 0, shown
+    for stage in ("import", "lower-to-core", "lower-to-kernel", "write page"):
+        assert stage in shown
+    code, _, shown = run_in_terminal("rung", "export", model, "-o", tmp_path / "e.onnx")
+    assert code == 0, shown
+    for stage in ("import", "lower-to-core", "export"):
+        assert stage in shown
+
+
 def test_opt_shows_its_passes_on_a_terminal(tmp_path: Path) -> None:
     model = small_model(tmp_path / "small.onnx")
     code, out, shown = run_in_terminal("opt", model, "-p", "lower-to-kernel")
@@ -262,6 +276,8 @@ def test_a_pipe_shows_no_progress(tmp_path: Path) -> None:
         ("rung", ["compile", model, "-o", "c"]),
         ("rung", ["run", model, "--random-inputs", "--threads", "2", "--print-timings"]),
         ("opt", [model, "-p", "lower-to-kernel"]),
+        ("rung", ["view", model, "--level", "kernel", "-o", tmp_path / "v.html"]),
+        ("rung", ["export", model, "-o", tmp_path / "e.onnx"]),
     ]:
         result = run(tool, *args)
         assert result.returncode == 0, result.stderr
