@@ -552,20 +552,9 @@ def _run_onnxruntime(model: bytes | str, feed: Mapping[str, object]) -> list[obj
 
 def _run_torch_program(path: Path, feed: Mapping[str, object], module: ModuleOp) -> list[object]:
     """The outputs of a `.pt2` program run in torch eager, flattened in output order."""
-    import warnings
+    from rung.importers.torch import load_program
 
-    import torch
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)
-            program = torch.export.load(str(path))
-    except Exception as err:  # noqa: BLE001 - an unreadable program is bad input
-        text = str(err).strip().splitlines()
-        raise RungError(
-            f"cannot load '{path}' with torch.export.load: {text[0] if text else err}"
-        ) from None
-    return _run_exported(program, feed, module)
+    return _run_exported(load_program(path), feed, module)
 
 
 def _run_exported(program: object, feed: Mapping[str, object], module: ModuleOp) -> list[object]:

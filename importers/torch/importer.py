@@ -24,6 +24,7 @@ from __future__ import annotations
 import operator
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -579,7 +580,11 @@ def load_program(path: str | os.PathLike[str]) -> ExportedProgram:
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)  # torch logs its own traceback before raising
     try:
-        return torch.export.load(str(file))
+        with warnings.catch_warnings():
+            # torch's own deserializer warns about its own deprecated internals: nothing the
+            # user of the .pt2 can act on.
+            warnings.simplefilter("ignore", FutureWarning)
+            return torch.export.load(str(file))
     except Exception as err:  # a corrupt or foreign archive: one line, no traceback
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise RungError(f"'{file}': cannot load the exported program: {first}") from None
