@@ -29,8 +29,11 @@ from .builder import Dim, KernelBuilder, KernelLoweringError, memref_of
 from .registry import lowers
 
 
-def _map(b: KernelBuilder, op: core.CoreOp, inputs: list[SSAValue], fn: object) -> list[SSAValue]:
-    """One parallel nest: `out[i] = fn(b, *loaded inputs at i)`."""
+def map_elements(
+    b: KernelBuilder, op: core.CoreOp, inputs: list[SSAValue], fn: object
+) -> list[SSAValue]:
+    """One parallel nest: `out[i] = fn(b, *loaded inputs at i)`. Public for plugins that
+    lower their own elementwise op (or perturb one, as a test of `rung compare`)."""
     dims = b.dims(inputs[0])
     out = b.alloc_for(op.results[0], dims)
 
@@ -50,25 +53,29 @@ def constant(b: KernelBuilder, op: core.ConstantOp) -> list[SSAValue]:
 @lowers(core.UnaryOp)
 def unary(b: KernelBuilder, op: core.UnaryOp) -> list[SSAValue]:
     fn = op.fn.data
-    return _map(b, op, [b.buffer(op.input)], lambda b, x: b.unary(fn, x))
+    return map_elements(b, op, [b.buffer(op.input)], lambda b, x: b.unary(fn, x))
 
 
 @lowers(core.BinaryOp)
 def binary(b: KernelBuilder, op: core.BinaryOp) -> list[SSAValue]:
     fn = op.fn.data
-    return _map(b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.binary(fn, x, y))
+    return map_elements(
+        b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.binary(fn, x, y)
+    )
 
 
 @lowers(core.CompareOp)
 def compare(b: KernelBuilder, op: core.CompareOp) -> list[SSAValue]:
     pred = op.pred.data
-    return _map(b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.compare(pred, x, y))
+    return map_elements(
+        b, op, [b.buffer(op.lhs), b.buffer(op.rhs)], lambda b, x, y: b.compare(pred, x, y)
+    )
 
 
 @lowers(core.SelectOp)
 def select(b: KernelBuilder, op: core.SelectOp) -> list[SSAValue]:
     inputs = [b.buffer(op.cond), b.buffer(op.on_true), b.buffer(op.on_false)]
-    return _map(b, op, inputs, lambda b, c, x, y: b.select(c, x, y))
+    return map_elements(b, op, inputs, lambda b, c, x, y: b.select(c, x, y))
 
 
 @lowers(core.CastOp)
@@ -76,7 +83,7 @@ def cast(b: KernelBuilder, op: core.CastOp) -> list[SSAValue]:
     to = op.result.type.element_type  # type: ignore[attr-defined]
     top = saturation_bound(op)
     if top is None:
-        return _map(b, op, [b.buffer(op.input)], lambda b, x: b.cast(x, to))
+        return map_elements(b, op, [b.buffer(op.input)], lambda b, x: b.cast(x, to))
 
     def saturating(b: KernelBuilder, x: SSAValue) -> SSAValue:
         # Clamp (NaN passes through) to the largest finite value, then convert; in f32 at
@@ -87,7 +94,7 @@ def cast(b: KernelBuilder, op: core.CastOp) -> list[SSAValue]:
         x = b.binary("max", x, b.const(-top, x.type))
         return b.cast(x, to)
 
-    return _map(b, op, [b.buffer(op.input)], saturating)
+    return map_elements(b, op, [b.buffer(op.input)], saturating)
 
 
 def saturation_bound(op: core.CastOp) -> float | None:

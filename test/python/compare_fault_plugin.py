@@ -40,7 +40,7 @@ def unary_fault(node: str) -> Callable[[Any, Any], list[SSAValue]]:
     """A core → kernel lowering of `core.unary` that adds 0.5 at the op located at `node`."""
 
     def lower(b: Any, op: Any) -> list[SSAValue]:
-        from rung.lowering.core_to_kernel.elementwise import _map, unary  # pyright: ignore
+        from rung.lowering.core_to_kernel.elementwise import map_elements, unary
 
         if not _located_at(op, node):
             return unary(b, op)
@@ -50,7 +50,7 @@ def unary_fault(node: str) -> Callable[[Any, Any], list[SSAValue]]:
         def wrong(b: Any, x: SSAValue) -> SSAValue:
             return b.binary("add", b.unary(fn, x), b.const(0.5, element))
 
-        return _map(b, op, [b.buffer(op.input)], wrong)
+        return map_elements(b, op, [b.buffer(op.input)], wrong)
 
     return lower
 
