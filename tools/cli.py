@@ -23,7 +23,17 @@ from typing import TYPE_CHECKING, NoReturn
 
 from rung.errors import RungError
 
-from .common import EXIT_OK, progress_display, run_tool, write_atomically, write_output
+from .common import (
+    EXIT_OK,
+    add_input_arguments,
+    add_load_level_argument,
+    load_levels,
+    parse_assignments,
+    progress_display,
+    run_tool,
+    write_atomically,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from rung.runtime import InferenceSession
@@ -59,27 +69,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
 # ---- rung run -----------------------------------------------------------------------
 
 
-def _parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise RungError(f"{what} '{item}' must look like NAME=VALUE")
-        if name in out:
-            raise RungError(f"{what} '{name}' is given twice")
-        out[name] = value
-    return out
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     from rung.runtime import InferenceSession
-    from rung.runtime.levels import load_level_plugin
 
-    for plugin in args.load_level:
-        load_level_plugin(plugin)
-    given = _parse_assignments(args.input, "--input")
+    load_levels(args)
+    given = parse_assignments(args.input, "--input", "NAME=FILE.npy")
     dims: dict[str, int] = {}
-    for name, text in _parse_assignments(args.dim, "--dim").items():
+    for name, text in parse_assignments(args.dim, "--dim").items():
         try:
             dims[name] = int(text)
         except ValueError:
@@ -527,19 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LEVEL",
         help="execution level (default: kernel, compiled C; 'rung levels' lists them)",
     )
-    p.add_argument(
-        "--input",
-        action="append",
-        default=[],
-        metavar="NAME=FILE.npy",
-        help="an input from a .npy (or .pb TensorProto) file; repeat for each input",
-    )
-    p.add_argument(
-        "--random-inputs",
-        action="store_true",
-        help="generate the inputs not given with --input from their declared shapes/types",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed for --random-inputs (default 0)")
+    add_input_arguments(p)
     p.add_argument(
         "--dim",
         action="append",
@@ -553,13 +537,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--force", action="store_true", help="overwrite existing output files (-o, --output-dir)"
     )
-    p.add_argument(
-        "--load-level",
-        action="append",
-        default=[],
-        metavar="PLUGIN",
-        help="a Python file or module that registers more levels",
-    )
+    add_load_level_argument(p)
     _threads_argument(p, "OpenMP threads of the compiled code (level kernel)")
     p.add_argument(
         "--print-timings",
@@ -671,12 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="fail (exit 1) if fewer than N cases pass at any level",
     )
-    p.add_argument(
-        "--load-level",
-        action="append",
-        default=[],
-        metavar="PLUGIN",
-        help="a Python file or module that registers more levels (loaded in every worker)",
+    add_load_level_argument(
+        p, "a Python file or module that registers more levels (loaded in every worker)"
     )
     p.set_defaults(func=_cmd_conformance)
 
@@ -684,16 +658,15 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(f"rung.tools.{name}").register(sub)
 
     p = sub.add_parser("levels", help="list the execution levels")
-    p.add_argument("--load-level", action="append", default=[], metavar="PLUGIN")
+    add_load_level_argument(p)
     p.set_defaults(func=_cmd_levels)
     return parser
 
 
 def _cmd_levels(args: argparse.Namespace) -> int:
-    from rung.runtime.levels import get_level, level_names, load_level_plugin
+    from rung.runtime.levels import get_level, level_names
 
-    for plugin in args.load_level:
-        load_level_plugin(plugin)
+    load_levels(args)
     names = level_names()
     width = max(10, *(len(name) for name in names))
     for name in names:

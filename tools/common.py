@@ -7,10 +7,11 @@ body in `run_tool` and write through `write_output`.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.utils.exceptions import (
@@ -160,3 +161,52 @@ def progress_display(console: Console | None = None) -> Iterator[ProgressCallbac
         yield show
         if order:
             finish(order[-1])
+
+
+# ---- arguments several commands share ---------------------------------------------------------
+
+
+def add_load_level_argument(
+    p: argparse.ArgumentParser, help: str = "a Python file or module that registers more levels"
+) -> None:
+    """`--load-level PLUGIN` (repeatable); `load_levels(args)` loads what was given."""
+    p.add_argument("--load-level", action="append", default=[], metavar="PLUGIN", help=help)
+
+
+def load_levels(args: argparse.Namespace) -> None:
+    """Registers the levels of every `--load-level` plugin."""
+    from rung.runtime.levels import load_level_plugin
+
+    for plugin in args.load_level:
+        load_level_plugin(plugin)
+
+
+def add_input_arguments(p: argparse.ArgumentParser) -> None:
+    """`--input NAME=FILE.npy` (repeatable), `--random-inputs` and `--seed`: how `run` and
+    `compare` take a model's inputs."""
+    p.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input from a .npy (or .pb TensorProto) file; repeat for each input",
+    )
+    p.add_argument(
+        "--random-inputs",
+        action="store_true",
+        help="generate the inputs not given with --input from their declared shapes and types",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+
+
+def parse_assignments(items: Sequence[str], what: str, form: str = "NAME=VALUE") -> dict[str, str]:
+    """`NAME=VALUE` options by name; a malformed or repeated one is an error naming it."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise RungError(f"{what} '{item}' must look like {form}")
+        if name in out:
+            raise RungError(f"{what} '{name}' is given twice")
+        out[name] = value
+    return out

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 
 from rung.errors import RungError
 
-from .common import EXIT_ERROR, EXIT_OK
+from .common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    add_input_arguments,
+    add_load_level_argument,
+    load_levels,
+    parse_assignments,
+)
 
 if TYPE_CHECKING:
     from rung.runtime.compare import CompareReport
@@ -27,7 +34,6 @@ if TYPE_CHECKING:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from rung.runtime.compare import compare, read_inputs
-    from rung.runtime.levels import load_level_plugin
     from rung.runtime.session import read_array
 
     if args.html is not None and not args.force and Path(args.html).exists():
@@ -38,12 +44,11 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         from .plugins import load_plugins
 
         load_plugins(Registry(), args.load_plugin, entry_points=False)
-    for plugin in args.load_level:
-        load_level_plugin(plugin)
+    load_levels(args)
     levels = [name.strip() for name in args.levels.split(",") if name.strip()]
     if not levels:
         raise RungError("--levels needs at least one level name, e.g. --levels core,kernel")
-    given = _assignments(args.input)
+    given = parse_assignments(args.input, "--input", "NAME=FILE.npy")
     if args.inputs is not None and (given or args.random_inputs):
         raise RungError(
             "give the inputs one way: --inputs FILE.npz, --input NAME=FILE.npy, or --random-inputs"
@@ -100,19 +105,6 @@ def _write_view(args: argparse.Namespace, report: CompareReport) -> None:
     print(f"wrote {args.html}", file=sys.stderr)
 
 
-def _assignments(items: list[str]) -> dict[str, str]:
-    """`--input NAME=FILE` options, by name."""
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise RungError(f"--input '{item}' must look like NAME=FILE.npy")
-        if name in out:
-            raise RungError(f"--input '{name}' is given twice")
-        out[name] = value
-    return out
-
-
 def _with_random(model: str, given: dict[str, object], seed: int) -> dict[str, object]:
     """Random values for the inputs not given (`--input` with `--random-inputs`)."""
     from rung.runtime.levels import level_of
@@ -154,20 +146,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("model", help="the model: .onnx, .onnxtxt, .pt2 or .mlir")
     p.add_argument("--inputs", metavar="FILE.npz", help="all inputs, by name, from one .npz")
-    p.add_argument(
-        "--input",
-        action="append",
-        default=[],
-        metavar="NAME=FILE.npy",
-        help="an input from a .npy (or .pb TensorProto) file; repeat for each input",
-    )
-    p.add_argument(
-        "--random-inputs",
-        action="store_true",
-        help="generate the inputs not given from their declared shapes and types (the "
-        "default when no input is given)",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    add_input_arguments(p)
     p.add_argument(
         "--against",
         metavar="REF",
@@ -199,13 +178,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="a plugin file defining register(registry), as for opt (repeatable)",
     )
-    p.add_argument(
-        "--load-level",
-        action="append",
-        default=[],
-        metavar="PLUGIN",
-        help="a Python file or module that registers more levels",
-    )
+    add_load_level_argument(p)
     p.add_argument(
         "--html",
         metavar="FILE.html",

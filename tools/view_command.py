@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rung.tools.common import EXIT_OK, progress_display
+from rung.tools.common import (
+    EXIT_OK,
+    add_load_level_argument,
+    load_levels,
+    progress_display,
+)
 
 SUFFIXES = (".onnx", ".onnxtxt", ".pt2", ".mlir")
 
@@ -29,19 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, metavar="FILE.html", help="the page to write")
     p.add_argument("--title", help="the page's title (default: the model's file name)")
     p.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
-    p.add_argument(
-        "--load-level",
-        action="append",
-        default=[],
-        metavar="PLUGIN",
-        help="a Python file or module that registers more levels",
-    )
+    add_load_level_argument(p)
     p.set_defaults(func=_cmd_view)
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
     from rung.errors import RungError
-    from rung.runtime.levels import level_of, load_level_plugin, lower_reporting
+    from rung.runtime.levels import level_of, lower_reporting
     from rung.runtime.session import load_module
     from rung.runtime.view import write_html
 
@@ -57,8 +56,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
         raise RungError(f"refusing to write output over the input file '{args.output}'")
     if out.exists() and not args.force:
         raise RungError(f"'{args.output}' exists; pass --force to overwrite it")
-    for plugin in args.load_level:
-        load_level_plugin(plugin)
+    load_levels(args)
     with progress_display() as progress:
         if progress is not None:
             progress("import", 0, None)
