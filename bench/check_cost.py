@@ -25,7 +25,6 @@ checked size.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import re
 import statistics
@@ -109,11 +108,7 @@ def build(program: object) -> object:
     """The C program compiled and loaded, on one thread."""
     from rung.runtime.native import NativeModel, cached_build
 
-    native = NativeModel(cached_build(program), program)  # type: ignore[arg-type]
-    set_threads = native.lib[f"{PREFIX}_set_num_threads"]
-    set_threads.argtypes = [ctypes.c_int]
-    set_threads(1)
-    return native
+    return NativeModel(cached_build(program), program)  # type: ignore[arg-type]
 
 
 def measure(candidate: Candidate, args: argparse.Namespace) -> dict[str, object]:
@@ -133,15 +128,15 @@ def measure(candidate: Candidate, args: argparse.Namespace) -> dict[str, object]
         return {"core_checks": stripped, "run_time_checks": left, "same_code": True}
     with_checks, without = (build(p) for p in programs)
     inputs = ordered_inputs(with_checks, feed)  # type: ignore[arg-type]
-    got = with_checks.run(inputs)  # type: ignore[attr-defined]
-    want = without.run(inputs)  # type: ignore[attr-defined]
+    got = with_checks.run(inputs, threads=1)  # type: ignore[attr-defined]
+    want = without.run(inputs, threads=1)  # type: ignore[attr-defined]
     for g, w in zip(got, want, strict=True):
         if not np.array_equal(np.asarray(g), np.asarray(w), equal_nan=True):
             raise AssertionError("the outputs with and without checks differ")
     samples = time_in_blocks(
         {
-            "checked": lambda: with_checks.run(inputs),  # type: ignore[attr-defined]
-            "unchecked": lambda: without.run(inputs),  # type: ignore[attr-defined]
+            "checked": lambda: with_checks.run(inputs, threads=1),  # type: ignore[attr-defined]
+            "unchecked": lambda: without.run(inputs, threads=1),  # type: ignore[attr-defined]
         },
         repeat=args.repeat,
         warmup=2,

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import gc
 import json
 import math
@@ -213,10 +212,7 @@ class Worker:
             ort_names = [o.name for o in session.get_outputs()]
         with self.stage("run"):
             rung_feed = ordered_inputs(native, feed)
-            set_threads = native.lib[f"{args.prefix}_set_num_threads"]
-            set_threads.argtypes = [ctypes.c_int]
-            set_threads(threads[0])
-            got = native.run(rung_feed)
+            got = native.run(rung_feed, threads=threads[0])
         with self.stage("check"):
             check = compare(got, expected, [a.name for a in native.outputs], ort_names)
             self.record["check"] = check
@@ -235,9 +231,9 @@ class Worker:
                     session = ort_session(model_bytes, n)
                 if ov is None and self.record["openvino"]["status"] in ("ok", "mismatch"):
                     ov = self._openvino_again(model_bytes, n)
-                set_threads(n)
                 runs = {
-                    "rung": partial(native.run, rung_feed),
+                    # The count goes with every run: NativeModel.run sets it before each.
+                    "rung": partial(native.run, rung_feed, threads=n),
                     "ort": partial(session.run, None, feed),
                 }
                 if ov is not None:

@@ -113,6 +113,36 @@ def test_quick_benchmark_of_the_mlp_times_openvino(mlp_report) -> None:
     assert compile_row and compile_row.group(1).split(" | ")[6] != "–", text
 
 
+def test_rung_is_timed_at_each_thread_count(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Every timed rung run asks for the thread count of its column. `NativeModel.run` sets
+    the OpenMP count before each run (its default when given none), so a count set once on
+    the library beforehand would be overridden, and "1 thread" would time every core."""
+    from rung.runtime.native import NativeModel
+
+    bench = import_run()
+    asked: list[int] = []
+    real_run = NativeModel.run
+
+    def run(self: NativeModel, inputs: object, threads: int = 0) -> list[object]:
+        asked.append(threads)
+        return real_run(self, inputs, threads=threads)
+
+    def once_each(runs: dict, **_: object) -> dict[str, list[float]]:
+        return {name: [(fn(), 0.001)[1]] for name, fn in runs.items()}
+
+    monkeypatch.setattr(NativeModel, "run", run)
+    monkeypatch.setattr(bench, "time_in_blocks", once_each)
+    args = bench.parse_args(["--quick", "--threads", "1,2", "--models", "mlp"])
+    args.result, args.prefix = str(tmp_path / "mlp.json"), "model"
+    (spec,) = bench.select("^mlp$", bench.bench_models(), ["small"])
+    worker = bench.Worker(spec, args)
+    worker.run()
+    assert worker.record["status"] == "ok", worker.record.get("error_detail")
+    assert asked == [1, 1, 2], asked  # the check, then one timed run per thread count
+
+
 def test_runtimes_are_timed_in_alternating_blocks() -> None:
     """Each runtime runs in blocks of back-to-back runs, the first run of each block untimed,
     who goes first alternating, until both have `repeat` samples."""
