@@ -17,7 +17,10 @@
  * last columns of a block, when fewer than half a vector, are dot products instead, so
  * N = 49 (a 7x7 feature map) wastes no lanes. The first tile of each row panel prefetches
  * the next panel's rows of A (a layer's weights, coming from memory); each tile prefetches
- * its block of C. With OpenMP, threads share the row panels.
+ * its block of C. With OpenMP, one parallel region covers the whole product: each thread
+ * computes its own block of rows or columns of C (or its own matrices of a batch) with the
+ * serial algorithm above, packing its own panels, with no barrier but the region's end
+ * (rung_gemm_split chooses the blocks).
  *
  * Thin products skip packing: M <= 4 (a matrix-vector product with the weights on the
  * right) streams B once, four rows at a time; N <= 4, or a transposed B with M <= 4, is
@@ -268,35 +271,38 @@ static void rung_gemm_dot_tile(int64_t kc, const float *a, int64_t lda, const fl
 
 /* M <= 4: each row of C accumulates rows of B scaled by A, four rows of B at a time, so B
  * streams through once, row after row, and each vector of C is loaded and stored once per
- * four rows of B. Columns go in blocks whose rows of C stay in L1. */
-static void rung_gemm_few_rows(const float *a, const float *b, float *c, int64_t m, int64_t n,
-                               int64_t k, int accumulate) {
-  if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(m * n));
+ * four rows of B. Columns go in blocks whose rows of C stay in L1. Row strides lda, ldb and
+ * ldc, so that a thread can take a slice of the columns. */
+static void rung_gemm_few_rows(const float *a, int64_t lda, const float *b, int64_t ldb,
+                               float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                               int accumulate) {
+  if (!accumulate)
+    for (int64_t i = 0; i < m; ++i) memset(c + i * ldc, 0, sizeof(float) * (size_t)n);
   for (int64_t jb = 0; jb < n; jb += 2048) {
     const int64_t je = n - jb < 2048 ? n : jb + 2048;
     const int64_t k4 = k - k % 4, jv = RUNG_GEMM_VECTOR ? je - (je - jb) % RUNG_VW : jb;
     for (int64_t p = 0; p < k4; p += 4) {
-      const float *b0 = b + p * n, *b1 = b0 + n, *b2 = b1 + n, *b3 = b2 + n;
+      const float *b0 = b + p * ldb, *b1 = b0 + ldb, *b2 = b1 + ldb, *b3 = b2 + ldb;
 #if RUNG_GEMM_VECTOR
       for (int64_t j = jb; j < jv; j += RUNG_VW) {
         const rung_vf v0 = *(const rung_vfu *)(b0 + j), v1 = *(const rung_vfu *)(b1 + j);
         const rung_vf v2 = *(const rung_vfu *)(b2 + j), v3 = *(const rung_vfu *)(b3 + j);
         for (int64_t i = 0; i < m; ++i) {
-          const float *ar = a + i * k + p;
-          *(rung_vfu *)(c + i * n + j) += ar[0] * v0 + ar[1] * v1 + ar[2] * v2 + ar[3] * v3;
+          const float *ar = a + i * lda + p;
+          *(rung_vfu *)(c + i * ldc + j) += ar[0] * v0 + ar[1] * v1 + ar[2] * v2 + ar[3] * v3;
         }
       }
 #endif
       for (int64_t j = jv; j < je; ++j)
         for (int64_t i = 0; i < m; ++i) {
-          const float *ar = a + i * k + p;
-          c[i * n + j] += ar[0] * b0[j] + ar[1] * b1[j] + ar[2] * b2[j] + ar[3] * b3[j];
+          const float *ar = a + i * lda + p;
+          c[i * ldc + j] += ar[0] * b0[j] + ar[1] * b1[j] + ar[2] * b2[j] + ar[3] * b3[j];
         }
     }
     for (int64_t p = k4; p < k; ++p)
       for (int64_t i = 0; i < m; ++i) {
-        const float av = a[i * k + p];
-        for (int64_t j = jb; j < je; ++j) c[i * n + j] += av * b[p * n + j];
+        const float av = a[i * lda + p];
+        for (int64_t j = jb; j < je; ++j) c[i * ldc + j] += av * b[p * ldb + j];
       }
   }
 }
@@ -321,27 +327,28 @@ static inline void rung_gemm_dots(const float *x, int64_t ldx, int64_t count, co
 }
 
 /* Dot-product form for transposed B or N <= 4: c[i, j] = A[i, :] . Bt[j, :]. `bt` holds
- * B's columns as rows (n x k). Four rows of A share each load of a column; with fewer
- * rows, four columns share each load of a row of A. */
-static void rung_gemm_dot_form(const float *a, const float *bt, float *c, int64_t m, int64_t n,
-                               int64_t k, int accumulate) {
+ * B's columns as rows (n x k, row stride ldb). Four rows of A share each load of a column;
+ * with fewer rows, four columns share each load of a row of A. */
+static void rung_gemm_dot_form(const float *a, int64_t lda, const float *bt, int64_t ldb,
+                               float *c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                               int accumulate) {
   float d[4];
   if (m < 4) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; j += 4) {
         const int64_t cols = n - j < 4 ? n - j : 4;
-        rung_gemm_dots(bt + j * k, k, cols, a + i * k, k, d);
+        rung_gemm_dots(bt + j * ldb, ldb, cols, a + i * lda, k, d);
         for (int64_t q = 0; q < cols; ++q)
-          c[i * n + j + q] = accumulate ? c[i * n + j + q] + d[q] : d[q];
+          c[i * ldc + j + q] = accumulate ? c[i * ldc + j + q] + d[q] : d[q];
       }
     return;
   }
   for (int64_t i = 0; i < m; i += 4) {
     const int64_t rows = m - i < 4 ? m - i : 4;
     for (int64_t j = 0; j < n; ++j) {
-      rung_gemm_dots(a + i * k, k, rows, bt + j * k, k, d);
+      rung_gemm_dots(a + i * lda, lda, rows, bt + j * ldb, k, d);
       for (int64_t r = 0; r < rows; ++r)
-        c[(i + r) * n + j] = accumulate ? c[(i + r) * n + j] + d[r] : d[r];
+        c[(i + r) * ldc + j] = accumulate ? c[(i + r) * ldc + j] + d[r] : d[r];
     }
   }
 }
@@ -356,27 +363,43 @@ static inline int64_t rung_gemm_kstep(int64_t k) {
   return (rung_gemm_ceil(k, kblocks) + 7) / 8 * 8;
 }
 
-/* Scratch floats rung_gemm_2d needs for an m x n x k product (B prepacked or not). */
-static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb, int packed) {
+/* Scratch floats rung_gemm_2d needs for an m x n x k product (B prepacked or not, its row
+ * stride ldb). */
+static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb, int packed,
+                                 int64_t ldb) {
   if (m <= 4 && !tb) return 0;
-  if (m <= 4 || n <= 4) return tb || n == 1 ? 0 : n * k;
+  if (m <= 4 || n <= 4) return tb || (n == 1 && ldb == 1) ? 0 : n * k;
   const int64_t kc = k < RUNG_KC ? k : RUNG_KC;
   if (packed) return (RUNG_MR + RUNG_VW / 2) * kc;
   const int64_t nc = n < RUNG_NCB ? n : RUNG_NCB;
   return rung_gemm_ceil(nc, RUNG_NR) * RUNG_NR * kc + (RUNG_MR + RUNG_VW / 2) * kc;
 }
 
-/* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. With
- * `packed` (all of B in panels, from rung_gemm_prepack_b), B's panels are read from there. */
-static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m, int64_t n,
-                            int64_t k, int64_t pc, int64_t kc, int64_t jc, int64_t nc, int add,
-                            int tb, float *bpack, float *edge, float *tpack,
-                            const float *packed) {
+/* One 2-D product as one thread computes it: its slice of A (rows), B (columns) and C, each
+ * with its row stride (B's, when stored transposed, is the stride of its rows of K). A
+ * prepacked B (`packed`, all of B in the panels of rung_gemm_prepack_b, `npad` columns wide
+ * with padding) is read from column `pcol` on, a multiple of NR. */
+typedef struct {
+  const float *a, *b;
+  float *c;
+  int64_t lda, ldb, ldc, m, n, k;
+  int tb;
+  const float *packed;
+  int64_t npad, pcol;
+} rung_gemm_problem;
+
+/* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. */
+static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, int64_t jc,
+                            int64_t nc, int add, float *bpack, float *edge, float *tpack) {
+  const float *a = g->a, *b = g->b, *packed = g->packed;
+  float *c = g->c;
+  const int64_t m = g->m, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+  const int tb = g->tb;
   const int64_t mfull = m / RUNG_MR * RUNG_MR;
   if (mfull < m) { /* the last rows, zero-padded to a whole panel */
     memset(edge, 0, sizeof(float) * (size_t)(RUNG_MR * kc));
     for (int64_t r = 0; r < m - mfull; ++r)
-      memcpy(edge + r * kc, a + (mfull + r) * k + pc, sizeof(float) * (size_t)kc);
+      memcpy(edge + r * kc, a + (mfull + r) * lda + pc, sizeof(float) * (size_t)kc);
   }
   /* Whole panels are read in place when few row panels share them; else packed. The last
    * nc % VW columns, when fewer than half a vector, take the dot-product tile. */
@@ -384,79 +407,67 @@ static void rung_gemm_block(const float *a, const float *b, float *c, int64_t m,
   const int64_t tail = !packed && nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
   const int64_t nv = nc - tail;
   const int64_t nfull = direct ? nv / RUNG_NR * RUNG_NR : 0;
-  const float *block = packed ? packed + pc * rung_gemm_ceil(n, RUNG_NR) * RUNG_NR : 0;
+  const float *block = packed ? packed + pc * g->npad + g->pcol * kc : 0;
   if (packed)
     ;
   else if (tb)
-    rung_gemm_pack_b(b + jc * k + pc, k, kc, nv, 1, bpack);
+    rung_gemm_pack_b(b + jc * ldb + pc, ldb, kc, nv, 1, bpack);
   else if (nfull < nv)
-    rung_gemm_pack_b(b + pc * n + jc + nfull, n, kc, nv - nfull, 0, bpack);
+    rung_gemm_pack_b(b + pc * ldb + jc + nfull, ldb, kc, nv - nfull, 0, bpack);
   for (int64_t q = 0; q < tail; ++q)
     for (int64_t p = 0; p < kc; ++p)
-      tpack[q * kc + p] = tb ? b[(jc + nv + q) * k + pc + p] : b[(pc + p) * n + jc + nv + q];
-  /* Tiles are independent. Threads take equal runs of them in row-panel order, so each
-   * keeps the A panels of its rows in cache, and a product of few row panels (a batch of
-   * 8, a 64-channel conv) still splits evenly, along its columns. The last column item of
-   * a row panel is its dot-product tail, when there is one. */
+      tpack[q * kc + p] = tb ? b[(jc + nv + q) * ldb + pc + p] : b[(pc + p) * ldb + jc + nv + q];
+  /* Row panel by row panel, so that each keeps its rows of A in L1 while it sweeps the
+   * panels of B. The last column item of a row panel is its dot-product tail, when there is
+   * one. */
   const int64_t panels = rung_gemm_ceil(m, RUNG_MR);
   const int64_t col_items = rung_gemm_ceil(nv, RUNG_NR) + (tail ? 1 : 0);
-  const int64_t items = panels * col_items;
-#ifdef _OPENMP
-  const int threads = 2 * m * nc * kc >= (1 << 20) && items >= 2;
-#pragma omp parallel if (threads)
-#endif
-  {
-    int64_t first = 0, last = items;
-#ifdef _OPENMP
-    const int64_t team = omp_get_num_threads(), me = omp_get_thread_num();
-    first = items * me / team;
-    last = items * (me + 1) / team;
-#endif
-    for (int64_t item = first; item < last; ++item) {
-      const int64_t ir = item / col_items * RUNG_MR, jr = item % col_items * RUNG_NR;
-      const int64_t rows = m - ir < RUNG_MR ? m - ir : RUNG_MR;
-      const float *ap = rows == RUNG_MR ? a + ir * k + pc : edge;
-      const int64_t lda = rows == RUNG_MR ? k : kc;
-      float *crow = c + ir * n + jc;
-      if (jr >= nv) { /* the tail */
-        rung_gemm_dot_tile(kc, ap, lda, tpack, tail, crow + nv, n, add, rows);
-        continue;
-      }
-      /* The first tile of a row panel fetches the next panel's rows of A (they come from
-       * memory when A is a layer's weights). */
-      const int fetch = jr == 0 && rows == RUNG_MR && ir + 2 * RUNG_MR <= m;
-      const float *next = fetch ? ap + RUNG_MR * k : 0;
-      const int64_t cols = nv - jr < RUNG_NR ? nv - jr : RUNG_NR;
-      const float *bp = block        ? block + (jc + jr) * kc
-                        : jr < nfull ? b + pc * n + jc + jr
-                                     : bpack + (jr - nfull) * kc;
-      const int64_t ldb = jr < nfull ? n : RUNG_NR;
-      if (rows == RUNG_MR && cols == RUNG_NR)
-        rung_gemm_tile_full(kc, ap, lda, bp, ldb, crow + jr, n, add, next);
-      else
-        rung_gemm_panel(kc, ap, lda, bp, ldb, crow + jr, n, add, rows, cols);
+  for (int64_t item = 0; item < panels * col_items; ++item) {
+    const int64_t ir = item / col_items * RUNG_MR, jr = item % col_items * RUNG_NR;
+    const int64_t rows = m - ir < RUNG_MR ? m - ir : RUNG_MR;
+    const float *ap = rows == RUNG_MR ? a + ir * lda + pc : edge;
+    const int64_t lda_p = rows == RUNG_MR ? lda : kc;
+    float *crow = c + ir * ldc + jc;
+    if (jr >= nv) { /* the tail */
+      rung_gemm_dot_tile(kc, ap, lda_p, tpack, tail, crow + nv, ldc, add, rows);
+      continue;
     }
+    /* The first tile of a row panel fetches the next panel's rows of A (they come from
+     * memory when A is a layer's weights). */
+    const int fetch = jr == 0 && rows == RUNG_MR && ir + 2 * RUNG_MR <= m;
+    const float *next = fetch ? ap + RUNG_MR * lda : 0;
+    const int64_t cols = nv - jr < RUNG_NR ? nv - jr : RUNG_NR;
+    const float *bp = block        ? block + (jc + jr) * kc
+                      : jr < nfull ? b + pc * ldb + jc + jr
+                                   : bpack + (jr - nfull) * kc;
+    const int64_t ldb_p = jr < nfull ? ldb : RUNG_NR;
+    if (rows == RUNG_MR && cols == RUNG_NR)
+      rung_gemm_tile_full(kc, ap, lda_p, bp, ldb_p, crow + jr, ldc, add, next);
+    else
+      rung_gemm_panel(kc, ap, lda_p, bp, ldb_p, crow + jr, ldc, add, rows, cols);
   }
 }
 
-/* c (+)= a x b for row-major a [m,k], b [k,n] (or, with `tb`, b stored as [n,k]) and
- * c [m,n]; k > 0. `scratch` is 64-byte aligned, rung_gemm_scratch floats.
- * A is read in place (its MR x KC block stays in L1 while it sweeps the packed B block); the
- * last rows, if fewer than MR, are copied into a zero-padded block first. */
-static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, int64_t n,
-                         int64_t k, int accumulate, int tb, float *scratch, const float *packed) {
-  if (m <= 4 && !tb) {
-    rung_gemm_few_rows(a, b, c, m, n, k, accumulate);
+/* c (+)= a x b for one thread's problem `g`; k > 0. `scratch` is 64-byte aligned,
+ * rung_gemm_scratch floats. A is read in place (its MR x KC block stays in L1 while it
+ * sweeps the packed B block); the last rows, if fewer than MR, are copied into a
+ * zero-padded block first. */
+static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scratch) {
+  const int64_t m = g->m, n = g->n, k = g->k;
+  if (m <= 4 && !g->tb) {
+    rung_gemm_few_rows(g->a, g->lda, g->b, g->ldb, g->c, g->ldc, m, n, k, accumulate);
     return;
   }
   if (m <= 4 || n <= 4) {
-    const float *bt = b;
-    if (!tb && n > 1) {
+    const float *bt = g->b;
+    int64_t ldt = g->ldb;
+    if (!g->tb && (n > 1 || g->ldb != 1)) { /* B's columns as rows */
       for (int64_t p = 0; p < k; ++p)
-        for (int64_t q = 0; q < n; ++q) scratch[q * k + p] = b[p * n + q];
+        for (int64_t q = 0; q < n; ++q) scratch[q * k + p] = g->b[p * g->ldb + q];
       bt = scratch;
+      ldt = k;
     }
-    rung_gemm_dot_form(a, bt, c, m, n, k, accumulate);
+    rung_gemm_dot_form(g->a, g->lda, bt, ldt, g->c, g->ldc, m, n, k, accumulate);
     return;
   }
   const int64_t kblocks = rung_gemm_ceil(k, RUNG_KC);
@@ -464,7 +475,7 @@ static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, in
   const int64_t kmax = k < RUNG_KC ? k : RUNG_KC;
   const int64_t nmax = n < RUNG_NCB ? n : RUNG_NCB;
   float *bpack = scratch;
-  float *edge = packed ? scratch : scratch + rung_gemm_ceil(nmax, RUNG_NR) * RUNG_NR * kmax;
+  float *edge = g->packed ? scratch : scratch + rung_gemm_ceil(nmax, RUNG_NR) * RUNG_NR * kmax;
   float *tpack = edge + RUNG_MR * kmax;
   /* K blocks outside N blocks sweep C once per K block; N blocks outside read A once per
    * N block: whichever moves fewer extra floats goes outside. */
@@ -477,12 +488,117 @@ static void rung_gemm_2d(const float *a, const float *b, float *c, int64_t m, in
       if (pc >= k) continue;
       const int64_t kc = k - pc < kstep ? k - pc : kstep;
       const int64_t nc = n - jc < RUNG_NCB ? n - jc : RUNG_NCB;
-      rung_gemm_block(a, b, c, m, n, k, pc, kc, jc, nc, accumulate || pc > 0, tb, bpack, edge,
-                      tpack, packed);
+      rung_gemm_block(g, pc, kc, jc, nc, accumulate || pc > 0, bpack, edge, tpack);
     }
 }
 
+/* ---- threads ------------------------------------------------------------------------------- */
+
+#ifndef RUNG_GEMM_MIN_FLOPS /* a smaller product runs on the calling thread alone */
+#define RUNG_GEMM_MIN_FLOPS (1 << 20)
+#endif
+#ifndef RUNG_GEMM_READ_COST /* multiply-adds that reading one float of an operand costs */
+#define RUNG_GEMM_READ_COST 8
+#endif
+#ifndef RUNG_GEMM_MOVE_COST /* multiply-adds that moving one float of C to another core costs */
+#define RUNG_GEMM_MOVE_COST 16
+#endif
+
+/* How `threads` threads share a product: the whole batch, split evenly (by_batch), or a grid
+ * of tm x tn threads over the row panels and column panels of each 2-D product, each thread
+ * computing its block of C from its rows of A and its columns of B, independently of the
+ * others, in one parallel region with no barrier but its end. Among the grids, the one whose
+ * largest block costs least, counting its multiply-adds and the operands it reads: a product
+ * of few rows (a 1x1 conv of 24 channels over a 56x56 map) splits its columns, one of few
+ * columns (1152 channels of a 7x7 map) its rows, and rows are preferred where the loops that
+ * read C next, which share out its rows, would otherwise read blocks another core wrote. Splitting the tiles of each block among the
+ * threads instead had every thread read all of B, and fork and join once per block: slower on
+ * two threads than on one for the thin products of MobileNets and EfficientNets. */
+static void rung_gemm_split(int64_t batch, int64_t m, int64_t n, int64_t k, int threads,
+                            int *tm, int *tn, int *by_batch) {
+  *tm = *tn = 1;
+  *by_batch = 0;
+  if (threads < 2 || 2 * batch * m * n * k < RUNG_GEMM_MIN_FLOPS) return;
+  if (batch >= threads && (batch % threads == 0 || batch >= 4 * threads)) {
+    *by_batch = 1;
+    return;
+  }
+  const int64_t um = rung_gemm_ceil(m, RUNG_MR), un = rung_gemm_ceil(n, RUNG_NR);
+  double best = 0.0;
+  for (int i = 1; i <= threads; ++i) {
+    const int j = threads / i;
+    if (i > um || j > un) continue;
+    int64_t rows = rung_gemm_ceil(um, i) * RUNG_MR, cols = rung_gemm_ceil(un, j) * RUNG_NR;
+    rows = rows < m ? rows : m;
+    cols = cols < n ? cols : n;
+    /* The loops that read C next share its rows (a conv's channels) among the threads:
+     * splitting the columns leaves (j - 1) / j of each thread's block to another core. */
+    const double moved = j > 1 ? (double)rows * (double)cols * (j - 1) / j / (double)k : 0.0;
+    const double cost = (double)rows * (double)cols + RUNG_GEMM_READ_COST * (double)(rows + cols) +
+                        RUNG_GEMM_MOVE_COST * moved;
+    if ((*tm) * (*tn) == 1 || cost < best) {
+      best = cost;
+      *tm = i;
+      *tn = j;
+    }
+  }
+}
+
 /* ---- matmul: out[b] (+)= lhs[b] x rhs[b], row-major [B,M,K] x [B,K,N] --------------------- */
+
+/* Thread `me` of `threads`' share of a (batched) product: its batches, or its block of rows
+ * and columns of each 2-D product, as rung_gemm_split deals them. */
+static void rung_gemm_share(const float *a, const float *b, float *c, int64_t ba, int64_t bb,
+                            int64_t batch, int64_t m, int64_t n, int64_t k, int accumulate,
+                            int tb, const float *packed, int threads, int me) {
+  int tm, tn, by_batch;
+  rung_gemm_split(batch, m, n, k, threads, &tm, &tn, &by_batch);
+  int64_t b0 = 0, b1 = batch, r0 = 0, r1 = m, c0 = 0, c1 = n;
+  if (by_batch) {
+    b0 = batch * me / threads;
+    b1 = batch * (me + 1) / threads;
+  } else {
+    if (me >= tm * tn) return; /* past the grid */
+    const int64_t um = rung_gemm_ceil(m, RUNG_MR), un = rung_gemm_ceil(n, RUNG_NR);
+    const int64_t im = me / tn, in = me % tn;
+    r0 = um * im / tm * RUNG_MR;
+    r1 = um * (im + 1) / tm * RUNG_MR;
+    c0 = un * in / tn * RUNG_NR;
+    c1 = un * (in + 1) / tn * RUNG_NR;
+    r1 = r1 < m ? r1 : m;
+    c1 = c1 < n ? c1 : n;
+  }
+  if (b0 >= b1 || r0 >= r1 || c0 >= c1) return;
+  const int64_t ms = r1 - r0, ns = c1 - c0, ldb = tb ? k : n;
+  const int64_t need = rung_gemm_scratch(ms, ns, k, tb, packed != 0, ldb);
+  float *scratch = need > 0 ? (float *)aligned_alloc(64, (size_t)((need * 4 + 63) / 64 * 64)) : 0;
+  for (int64_t p = b0; p < b1; ++p) {
+    const rung_gemm_problem g = {
+        .a = a + (ba == 1 ? 0 : p) * m * k + r0 * k,
+        .b = b + (bb == 1 ? 0 : p) * k * n + (tb ? c0 * k : c0),
+        .c = c + p * m * n + r0 * n + c0,
+        .lda = k,
+        .ldb = ldb,
+        .ldc = n,
+        .m = ms,
+        .n = ns,
+        .k = k,
+        .tb = tb,
+        .packed = packed,
+        .npad = rung_gemm_ceil(n, RUNG_NR) * RUNG_NR,
+        .pcol = c0,
+    };
+    if (need > 0 && !scratch) { /* no memory for packing: the direct forms need none */
+      if (tb)
+        rung_gemm_dot_form(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
+      else
+        rung_gemm_few_rows(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
+    } else {
+      rung_gemm_2d(&g, accumulate, scratch);
+    }
+  }
+  free(scratch);
+}
 
 static void rung_matmul_float_any(const float *a, const float *b, float *c, int64_t ba,
                                   int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
@@ -498,25 +614,23 @@ static void rung_matmul_float_any(const float *a, const float *b, float *c, int6
     batch = ba = 1;
   }
   if (bb != 1) packed = 0; /* a prepacked B is one matrix shared by every batch */
-  const int64_t need = rung_gemm_scratch(m, n, k, tb, packed != 0);
-  float *scratch = 0;
-  if (need > 0) {
-    scratch = (float *)aligned_alloc(64, (size_t)((need * 4 + 63) / 64 * 64));
-    if (!scratch) { /* no memory for packing: the direct forms need none */
-      for (int64_t p = 0; p < batch; ++p) {
-        const float *ap = a + (ba == 1 ? 0 : p) * m * k, *bp = b + (bb == 1 ? 0 : p) * k * n;
-        if (tb)
-          rung_gemm_dot_form(ap, bp, c + p * m * n, m, n, k, accumulate);
-        else
-          rung_gemm_few_rows(ap, bp, c + p * m * n, m, n, k, accumulate);
-      }
-      return;
-    }
+#ifdef _OPENMP
+  int team = 1;
+  if (!omp_in_parallel()) {
+    int tm, tn, by_batch;
+    const int most = omp_get_max_threads();
+    rung_gemm_split(batch, m, n, k, most, &tm, &tn, &by_batch);
+    team = by_batch ? most : tm * tn;
   }
-  for (int64_t p = 0; p < batch; ++p)
-    rung_gemm_2d(a + (ba == 1 ? 0 : p) * m * k, b + (bb == 1 ? 0 : p) * k * n, c + p * m * n, m,
-                 n, k, accumulate, tb, scratch, packed);
-  free(scratch);
+  if (team > 1) {
+    /* The team OpenMP gives may be smaller than asked: the split follows its size. */
+#pragma omp parallel num_threads(team)
+    rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed,
+                    omp_get_num_threads(), omp_get_thread_num());
+    return;
+  }
+#endif
+  rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed, 1, 0);
 }
 
 static RUNG_UNUSED void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba,
