@@ -18,9 +18,16 @@ multiply, add, store per element), takes about as long on one thread as on
 two, and larger nests gain. Heavier bodies (exp, division) break even
 earlier, so the count errs on the serial side only for cheap ones.
 
-Nests whose outermost dim is a `reduction` (scans, scatters that may hit one
-element twice) stay serial. The number of threads is OpenMP's business
-(`OMP_NUM_THREADS`).
+A nest whose outermost dim is a `reduction` but that has a `parallel` dim
+further in gets that dim moved outermost first, when the nest has the work
+for threads: dims marked `parallel` are independent, so they may go anywhere,
+and the reduction dims keep their order. A pooling written per window offset,
+`(kh, kw, c)` after interchange, becomes `(c, kh, kw)` and shares its channels
+among the threads, where it used to run on one. A parallel dim that is the
+innermost dim of a nest with no inner nest stays where it is: it is the one
+the C compiler vectorizes. Nests with no parallel dim (scans, scatters that
+may hit one element twice) stay serial. The number of threads is OpenMP's
+business (`OMP_NUM_THREADS`).
 
 Before deciding, dims with a static trip count of 1 are dropped from every
 nest (their index is 0), so that a batch dim of 1 does not take the place
@@ -47,6 +54,7 @@ from xdsl.rewriter import InsertPoint
 from rung.dialects import kernel
 
 from .analysis import inside_loop, loop_work, simple_body, trip_counts
+from .interchange import permute
 
 MIN_WORK = 1 << 16
 """Scalar ops a nest must execute for OpenMP threads to pay off (see the module doc)."""
@@ -93,6 +101,35 @@ class DropUnitDims(RewritePattern):
         rewriter.replace(op, new, new.results)
 
 
+def parallel_dim_to_hoist(loop: kernel.LoopOp) -> int | None:
+    """The parallel dim to move outermost in a nest whose outermost dim is a reduction, if it
+    has one that is not its vectorized innermost dim and the nest has the work for threads."""
+    if loop.inits or loop.kinds[0] == "parallel" or inside_loop(loop) or not simple_body(loop):
+        return None
+    trips = trip_counts(loop)
+    nested = any(isinstance(op, kernel.LoopOp) for op in loop.body.block.ops)
+    for d, kind in enumerate(loop.kinds):
+        if kind != "parallel" or trips[d] == 1 or (d == loop.rank - 1 and not nested):
+            continue
+        work = loop_work(loop)
+        return d if work is None or work >= MIN_WORK else None
+    return None
+
+
+class HoistParallelDim(RewritePattern):
+    """Move a parallel dim outermost in a nest that starts with reduction dims (see the
+    module doc), so that the nest can run on threads."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
+        d = parallel_dim_to_hoist(op)
+        if d is None:
+            return
+        order = [d, *(i for i in range(op.rank) if i != d)]
+        new = permute(op, order)
+        rewriter.replace(op, new, new.results)
+
+
 def worth_threads(loop: kernel.LoopOp) -> bool:
     """Whether `loop` should run its outermost dim on OpenMP threads (see the module doc)."""
     if loop.omp is not None or loop.inits or loop.kinds[0] != "parallel":
@@ -121,7 +158,16 @@ class ParallelizePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(DropUnitDims(), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(HoistParallelDim(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(MarkParallelLoop(), apply_recursively=False).rewrite_module(op)
 
 
-__all__ = ["MIN_WORK", "DropUnitDims", "MarkParallelLoop", "ParallelizePass", "worth_threads"]
+__all__ = [
+    "MIN_WORK",
+    "DropUnitDims",
+    "HoistParallelDim",
+    "MarkParallelLoop",
+    "ParallelizePass",
+    "parallel_dim_to_hoist",
+    "worth_threads",
+]

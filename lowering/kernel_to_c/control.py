@@ -22,6 +22,29 @@ from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
 from .windows import UNROLL_LIMIT, simd_sum, unrolled_window
 
+OMP_MIN_SHARES = 16
+"""Iterations the threads of an OpenMP nest share out at least, where the nest has them:
+three input channels on two threads leave one thread a third idle; collapsed with the
+kernel offsets below them, 27 iterations split 14 and 13."""
+
+
+def omp_collapse(op: kernel.LoopOp) -> int:
+    """How many leading dims of an OpenMP nest its threads share: the first, and the parallel
+    dims of static extent after it while the shared iterations are fewer than
+    `OMP_MIN_SHARES` (the nest's dims are perfectly nested and rectangular in C)."""
+    bounds = op.bounds()
+    count, shares = 1, bounds[0]
+    while (
+        isinstance(shares, int)
+        and shares < OMP_MIN_SHARES
+        and count < op.rank
+        and op.kinds[count] == "parallel"
+        and isinstance(bounds[count], int)
+    ):
+        shares *= bounds[count]
+        count += 1
+    return count
+
 
 @emits(kernel.LoopOp)
 def loop(e: Emitter, op: kernel.LoopOp) -> None:
@@ -34,12 +57,15 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         e.names[arg] = name
         e.names[result] = name
         carried.append(name)
-    if op.omp is not None:
-        e.uses_openmp = True
-        e.emit("#pragma omp parallel for schedule(static)")
-    opened = 0
     unroll = unrolled_window(op)
     simd = simd_sum(op)
+    if op.omp is not None:
+        e.uses_openmp = True
+        # Collapsed loops must be perfectly nested: no pragma between their `for`s.
+        collapse = 1 if unroll or simd else omp_collapse(op)
+        clause = f" collapse({collapse})" if collapse > 1 else ""
+        e.emit(f"#pragma omp parallel for{clause} schedule(static)")
+    opened = 0
     for k, (iv, bound, step) in enumerate(zip(op.ivs, op.bounds(), op.step_sizes, strict=True)):
         name = e.fresh(iv.name_hint, "i")
         e.names[iv] = name
