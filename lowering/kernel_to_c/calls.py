@@ -19,6 +19,8 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
     a, b, c = e.buffer(op.lhs), e.buffer(op.rhs), e.buffer(op.out)
     tb = op.transpose_rhs is not None
     acc = "1" if op.accumulate is not None else "0"
+    if _may_share(c.dims[0], c.dims[1], c.dims[2], a.dims[2]):
+        e.uses_openmp = True
     packed = _packed_rhs(e, op)
     if packed is not None:
         e.emit(
@@ -31,6 +33,21 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
         f"{fn}({a.ptr}, {b.ptr}, {c.ptr}, {a.dims[0]}, {b.dims[0]}, {c.dims[0]}, "
         f"{c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc});"
     )
+
+
+GEMM_MIN_FLOPS = 1 << 20
+"""`RUNG_GEMM_MIN_FLOPS` of `rung_gemm.h`: a smaller product runs on one thread."""
+
+
+def _may_share(*dims: str) -> bool:
+    """Whether a product of these sizes (batch, M, N, K; C expressions) may be large enough
+    for the GEMM to share it among threads, so that the library must be built with OpenMP:
+    a model whose only large work is its products (an MLP) otherwise ran them on one
+    thread, whatever the thread count asked for."""
+    if not all(d.isdigit() for d in dims):
+        return True
+    batch, m, n, k = (int(d) for d in dims)
+    return 2 * batch * m * n * k >= GEMM_MIN_FLOPS
 
 
 def _constant_source(v: SSAValue) -> kernel.ConstantOp | None:

@@ -10,14 +10,21 @@ every result with numpy's; a second harness prints the grid `rung_gemm_split` pi
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
+from rung.lowering.kernel_to_c import generate_c
+from rung.lowering.kernel_to_c.calls import GEMM_MIN_FLOPS
 from rung.lowering.kernel_to_c.emit import RUNTIME_HEADER
 from rung.runtime import native
+from rung.runtime.levels import lower
+from rung.runtime.session import load_module
 
 SHAPES = [
     (1, 1, 1),
@@ -167,3 +174,32 @@ def test_the_split_follows_the_shape(
     proc = subprocess.run([exe, *args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == grid.split(), (shape, threads, proc.stdout)
+
+
+def gemm_model(m: int, k: int, n: int) -> onnx.ModelProto:
+    """One MatMul of an [m, k] input by [k, n] weights."""
+    w = numpy_helper.from_array(np.ones((k, n), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        "gemm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+        initializer=[w],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(("shape", "openmp"), [((8, 784, 512), True), ((4, 16, 16), False)])
+def test_a_model_whose_only_large_work_is_a_product_is_built_with_openmp(
+    shape: tuple[int, int, int], openmp: bool
+) -> None:
+    """Without -fopenmp the GEMM's threads are compiled out: an MLP ran on one thread at
+    any thread count. A product too small to share needs no OpenMP."""
+    module = lower(load_module(gemm_model(*shape)), "kernel")
+    assert generate_c(module, "model").uses_openmp is openmp
+
+
+def test_the_threshold_of_sharing_is_the_headers() -> None:
+    header = (RUNTIME_HEADER.parent / "rung_gemm.h").read_text()
+    found = re.search(r"#define RUNG_GEMM_MIN_FLOPS \(1 << (\d+)\)", header)
+    assert found and 1 << int(found.group(1)) == GEMM_MIN_FLOPS
