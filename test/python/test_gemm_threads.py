@@ -39,6 +39,9 @@ SHAPES = [
     (9, 2, 513),
     (48, 49, 48),
     (33, 600, 260),
+    (8, 10, 512),  # fewer columns than a vector: dot products along K
+    (3, 7, 300),
+    (1, 10, 700),
 ]
 
 HARNESS = r"""
