@@ -301,9 +301,37 @@ def build_flags(openmp: bool, debug: bool = False, *, shared: bool = True) -> li
     if shared:
         flags += ["-fPIC", "-shared"]
     flags += list(DEBUG_FLAGS if debug else OPT_FLAGS)
+    if not debug and _flag_supported(compiler(), NO_HALF_ARITHMETIC):
+        flags.append(NO_HALF_ARITHMETIC)
     if openmp and openmp_supported(compiler()):
         flags.append("-fopenmp")
     return flags
+
+
+NO_HALF_ARITHMETIC = "-mno-avx512fp16"
+"""Half types compute as float and round to half after each op (`rung_round_f16`). On a CPU
+with AVX512-FP16, `-march=native` lets gcc compute some of those steps with half-precision
+instructions instead, and ONNX's fp16 Attention cases then differ from the float path (and
+from ONNX's expected outputs) by an ulp. Without them every CPU gives the same results."""
+
+_FLAGS: dict[tuple[str, ...], bool] = {}
+
+
+def _flag_supported(cc: Sequence[str], flag: str) -> bool:
+    """Whether `cc` compiles with `flag` (an x86 option is an error elsewhere); probed once."""
+    key = (*cc, flag)
+    with _OPENMP_LOCK:
+        if key not in _FLAGS:
+            with tempfile.TemporaryDirectory(prefix="rung-flag-") as tmp:
+                src = Path(tmp) / "probe.c"
+                src.write_text("int probe(int x) { return x + 1; }\n")
+                cmd = [*cc, flag, "-march=native", "-c", str(src), "-o", f"{tmp}/probe.o"]
+                try:
+                    proc = subprocess.run(cmd, capture_output=True, timeout=120)
+                    _FLAGS[key] = proc.returncode == 0 and not proc.stderr.strip()
+                except (OSError, subprocess.TimeoutExpired):
+                    _FLAGS[key] = False
+        return _FLAGS[key]
 
 
 def _run_compiler(cmd: list[str], what: Path) -> None:

@@ -363,12 +363,20 @@ static inline int64_t rung_gemm_kstep(int64_t k) {
   return (rung_gemm_ceil(k, kblocks) + 7) / 8 * 8;
 }
 
+/* Whether a product has fewer columns than a vector (a classifier of 10 classes) and K long
+ * enough that dot products along K, over B transposed, beat walking its columns one scalar
+ * at a time; a single row does not repay the transposition. Short K keeps the tiles, whose
+ * sums run in K order: a half-precision attention of head size 8 rounds as it always did. */
+static inline int rung_gemm_narrow(int64_t m, int64_t n, int64_t k) {
+  return n < RUNG_VW && m > 1 && k >= 64;
+}
+
 /* Scratch floats rung_gemm_2d needs for an m x n x k product (B prepacked or not, its row
  * stride ldb). */
 static int64_t rung_gemm_scratch(int64_t m, int64_t n, int64_t k, int tb, int packed,
                                  int64_t ldb) {
-  if (m <= 4 && !tb && (n >= RUNG_VW || m == 1)) return 0;
-  if (m <= 4 || n <= 4 || n < RUNG_VW) return tb || (n == 1 && ldb == 1) ? 0 : n * k;
+  if (m <= 4 && !tb && !rung_gemm_narrow(m, n, k)) return 0;
+  if (m <= 4 || n <= 4 || rung_gemm_narrow(m, n, k)) return tb || (n == 1 && ldb == 1) ? 0 : n * k;
   const int64_t kc = k < RUNG_KC ? k : RUNG_KC;
   if (packed) return (RUNG_MR + RUNG_VW / 2) * kc;
   const int64_t nc = n < RUNG_NCB ? n : RUNG_NCB;
@@ -454,14 +462,11 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
  * zero-padded block first. */
 static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scratch) {
   const int64_t m = g->m, n = g->n, k = g->k;
-  if (m <= 4 && !g->tb && (n >= RUNG_VW || m == 1)) {
+  if (m <= 4 && !g->tb && !rung_gemm_narrow(m, n, k)) {
     rung_gemm_few_rows(g->a, g->lda, g->b, g->ldb, g->c, g->ldc, m, n, k, accumulate);
     return;
   }
-  /* Fewer columns than a vector (a classifier of 10 classes): rung_gemm_few_rows would
-   * walk them one scalar at a time; dot products along K vectorize, once B is transposed,
-   * which a single row does not repay. */
-  if (m <= 4 || n <= 4 || n < RUNG_VW) {
+  if (m <= 4 || n <= 4 || rung_gemm_narrow(m, n, k)) {
     const float *bt = g->b;
     int64_t ldt = g->ldb;
     if (!g->tb && (n > 1 || g->ldb != 1)) { /* B's columns as rows */

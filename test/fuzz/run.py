@@ -72,7 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, help="seconds per case (default: per entry)")
     parser.add_argument("--run-seeds", type=int, help="seed models compiled for 'run'")
     parser.add_argument("--keep", type=int, default=5, help="reproducers kept per finding")
-    parser.add_argument("--memory", type=int, default=4096, help="MiB of address space per case")
+    parser.add_argument(
+        "--memory",
+        type=int,
+        default=4096,
+        help="MiB of address space per case, beyond the runner's own",
+    )
     parser.add_argument(
         "--in-process", action="store_true", help="with --replay: no fork, show the failure here"
     )

@@ -82,7 +82,8 @@ class CliResult:
 
 @dataclass
 class Limits:
-    """What one child may use: seconds before it counts as hung, and address space."""
+    """What one child may use: seconds before it counts as hung, and address space beyond
+    what the parent held when it forked."""
 
     timeout: float = 20.0
     memory: int = 4 << 30
@@ -209,6 +210,20 @@ def classify(target: Target, output: Callable[[], str]) -> Outcome:
     return Outcome(OK, message="returned")
 
 
+def _address_space() -> int:
+    """Bytes of address space this process holds now (0 where /proc cannot tell).
+
+    The child's limit counts from here: a parent that has loaded torch, compiled
+    models and started OpenMP threads (each with its stacks and malloc arenas) may
+    already hold more than the limit, and a cap below that fails the child's first
+    allocation, before its target runs."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
 def _child(target: Target, limits: Limits, out_path: str, result_path: str) -> None:
     """The forked child's whole life: isolate, run, write the outcome, `_exit`."""
     code = 0
@@ -229,7 +244,8 @@ def _child(target: Target, limits: Limits, out_path: str, result_path: str) -> N
         sys.stdin = open(0, closefd=False)  # noqa: SIM115
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if limits.memory:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
+            cap = _address_space() + limits.memory
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         os.environ.update(limits.environ)
         faulthandler.enable(file=sys.stderr, all_threads=True)
         faulthandler.dump_traceback_later(limits.timeout, exit=False, file=sys.stderr)

@@ -9,6 +9,7 @@ the test, listing the findings with their reproducers.
 
 from __future__ import annotations
 
+import mmap
 import os
 import signal
 import subprocess
@@ -59,6 +60,29 @@ def test_segfault_is_a_signal() -> None:
 
 def test_abort_is_a_signal() -> None:
     outcome = sandbox.run_one(_abort, FAST)
+    assert (outcome.kind, outcome.exc_type) == (sandbox.SIGNAL, "SIGABRT")
+
+
+def _allocate_then_abort() -> None:
+    block = bytearray(64 << 20)
+    block[-1] = 1
+    os.abort()
+
+
+def test_the_memory_limit_counts_from_what_the_parent_holds() -> None:
+    """A test process that has loaded torch and compiled models may hold more address space
+    than a child's limit; the child may still allocate up to the limit (the abort is the
+    target's own end)."""
+    held = mmap.mmap(
+        -1,
+        5 << 30,
+        flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+        prot=0,  # PROT_NONE: address space only, no memory
+    )
+    try:
+        outcome = sandbox.run_one(_allocate_then_abort, FAST)
+    finally:
+        held.close()
     assert (outcome.kind, outcome.exc_type) == (sandbox.SIGNAL, "SIGABRT")
 
 

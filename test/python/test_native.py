@@ -414,3 +414,15 @@ def test_small_outputs_are_copied_into_arrays_numpy_owns() -> None:
     (y,) = session.run(None, {"x": x})
     assert y.flags.owndata
     np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+def test_half_types_never_use_half_precision_instructions() -> None:
+    """Half types compute as float, rounded after each op, on every CPU: a build for a CPU
+    with AVX512-FP16 turns its half-precision instructions off (they changed ONNX's fp16
+    Attention results by an ulp); a compiler or CPU without the option builds as before."""
+    flags = native.build_flags(False)
+    if native._flag_supported(native.compiler(), native.NO_HALF_ARITHMETIC):
+        assert native.NO_HALF_ARITHMETIC in flags
+    else:
+        assert native.NO_HALF_ARITHMETIC not in flags
+    assert native.NO_HALF_ARITHMETIC not in native.build_flags(False, debug=True)
