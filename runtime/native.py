@@ -301,7 +301,7 @@ def build_flags(openmp: bool, debug: bool = False, *, shared: bool = True) -> li
     if shared:
         flags += ["-fPIC", "-shared"]
     flags += list(DEBUG_FLAGS if debug else OPT_FLAGS)
-    if not debug and _flag_supported(compiler(), NO_HALF_ARITHMETIC):
+    if not debug and _flag_supported(compiler(), NO_HALF_ARITHMETIC, quiet=True):
         flags.append(NO_HALF_ARITHMETIC)
     if openmp and openmp_supported(compiler()):
         flags.append("-fopenmp")
@@ -313,25 +313,6 @@ NO_HALF_ARITHMETIC = "-mno-avx512fp16"
 with AVX512-FP16, `-march=native` lets gcc compute some of those steps with half-precision
 instructions instead, and ONNX's fp16 Attention cases then differ from the float path (and
 from ONNX's expected outputs) by an ulp. Without them every CPU gives the same results."""
-
-_FLAGS: dict[tuple[str, ...], bool] = {}
-
-
-def _flag_supported(cc: Sequence[str], flag: str) -> bool:
-    """Whether `cc` compiles with `flag` (an x86 option is an error elsewhere); probed once."""
-    key = (*cc, flag)
-    with _OPENMP_LOCK:
-        if key not in _FLAGS:
-            with tempfile.TemporaryDirectory(prefix="rung-flag-") as tmp:
-                src = Path(tmp) / "probe.c"
-                src.write_text("int probe(int x) { return x + 1; }\n")
-                cmd = [*cc, flag, "-march=native", "-c", str(src), "-o", f"{tmp}/probe.o"]
-                try:
-                    proc = subprocess.run(cmd, capture_output=True, timeout=120)
-                    _FLAGS[key] = proc.returncode == 0 and not proc.stderr.strip()
-                except (OSError, subprocess.TimeoutExpired):
-                    _FLAGS[key] = False
-        return _FLAGS[key]
 
 
 def _run_compiler(cmd: list[str], what: Path) -> None:
@@ -396,7 +377,7 @@ program that gcc compiles in parallel: DenseNet-121's 40 built in 25 s instead o
 on two busy cores. Cold parts gain nothing: gcc's serial work on the whole file is
 most of their time."""
 
-_LTO: dict[tuple[str, ...], bool] = {}
+_FLAGS: dict[tuple[str, ...], bool] = {}
 
 
 def parallel_flags(program: CProgram, debug: bool = False) -> list[str]:
@@ -410,25 +391,27 @@ def parallel_flags(program: CProgram, debug: bool = False) -> list[str]:
     if debug or hot < PARALLEL_PARTS or (cores or 1) < 2:
         return []
     flag = f"-flto={min(cores or 1, 8)}"
-    return [flag] if _lto_supported(compiler(), flag) else []
+    return [flag] if _flag_supported(compiler(), flag) else []
 
 
-def _lto_supported(cc: Sequence[str], flag: str) -> bool:
-    """Whether `cc` builds a shared library with `flag` (clang takes no job count); probed
-    once."""
-    key = (*cc, flag)
+def _flag_supported(cc: Sequence[str], flag: str, *, quiet: bool = False) -> bool:
+    """Whether `cc` builds a shared library with `flag` (clang takes no job count after
+    `-flto`; an x86 option is an error elsewhere), and with `quiet` says nothing about it
+    (clang only warns of an option it ignores); probed once."""
+    key = (*cc, flag, str(quiet))
     with _OPENMP_LOCK:
-        if key not in _LTO:
-            with tempfile.TemporaryDirectory(prefix="rung-lto-") as tmp:
+        if key not in _FLAGS:
+            with tempfile.TemporaryDirectory(prefix="rung-flag-") as tmp:
                 src = Path(tmp) / "probe.c"
                 src.write_text("int probe(int x) { return x + 1; }\n")
                 cmd = [*cc, flag, "-O2", "-fPIC", "-shared", str(src), "-o", f"{tmp}/probe.so"]
                 try:
                     proc = subprocess.run(cmd, capture_output=True, timeout=120)
-                    _LTO[key] = proc.returncode == 0
+                    ok = proc.returncode == 0 and not (quiet and proc.stderr.strip())
                 except (OSError, subprocess.TimeoutExpired):
-                    _LTO[key] = False
-        return _LTO[key]
+                    ok = False
+                _FLAGS[key] = ok
+        return _FLAGS[key]
 
 
 def harness_source() -> Path:

@@ -140,7 +140,7 @@ def test_parts_build_in_parallel_and_run_the_same(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     program = many_parts()
-    if not native._lto_supported(native.compiler(), "-flto=2"):
+    if not native._flag_supported(native.compiler(), "-flto=2"):
         pytest.skip("the C compiler has no -flto=N")
     two_cores(monkeypatch)
     assert native.parallel_flags(program) == ["-flto=2"]
