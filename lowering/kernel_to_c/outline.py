@@ -60,12 +60,14 @@ from rung.dialects import kernel
 from .c_types import is_float, scalar_type, storage_type
 from .emitter import Emitter
 
-OUTLINE_ABOVE_LINES = 2500
+OUTLINE_ABOVE_LINES = 800
 """A `_run` body of more lines is split into parts. gcc's time per line grows with
 the size of the function past a few thousand lines: split, the 2,800 lines of
 Inception v1 built in 9 s of CPU instead of 14 and the 7,700 of DenseNet-121 in 17
-instead of 36, while ResNet-50's 2,200 gained nothing. Below this, one function
-builds as fast and reads more easily, so smaller models' C is as it was."""
+instead of 36. And parts are what a parallel build shares among the cores
+(`rung.runtime.native.parallel_flags`): ResNet-50's 2,200 lines, in six parts, built
+in 1.6 s instead of 2.3 on two. Below this, one function builds as fast and reads
+more easily."""
 
 PART_LINES = 400
 """About how many lines of moved ops one part holds (an op larger than this is a

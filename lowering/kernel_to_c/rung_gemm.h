@@ -75,6 +75,24 @@ typedef float rung_vfu __attribute__((vector_size(RUNG_VW * 4), aligned(4)));
 #define RUNG_DIRECT_B 256
 #endif
 
+/* ---- entry points ------------------------------------------------------------------------ */
+
+RUNG_API void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba, int64_t bb,
+                                int64_t batch, int64_t m, int64_t n, int64_t k, int accumulate);
+/* The same with the right operand stored transposed: [B,N,K]. */
+RUNG_API void rung_matmul_float_bt(const float *a, const float *b, float *c, int64_t ba,
+                                   int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                   int accumulate);
+/* A constant right operand packed once (see "constant right operands" below). */
+RUNG_API float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb);
+RUNG_API void rung_matmul_float_packed(const float *a, const float *b, const float *packed,
+                                       float *c, int64_t ba, int64_t batch, int64_t m, int64_t n,
+                                       int64_t k, int accumulate, int tb);
+/* The columns of a conv as GEMM (see "im2col" below). */
+RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
+
+#ifndef RUNG_PREBUILT_RUNTIME /* then the definitions come from the runtime object */
+
 /* ---- packing ----------------------------------------------------------------------------- */
 
 /* Rows [0, kc) x cols [0, nc) of B into ceil(nc/NR) zero-padded panels of kc x NR. B is
@@ -641,16 +659,14 @@ static void rung_matmul_float_any(const float *a, const float *b, float *c, int6
   rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed, 1, 0);
 }
 
-static RUNG_UNUSED void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba,
-                                          int64_t bb, int64_t batch, int64_t m, int64_t n,
-                                          int64_t k, int accumulate) {
+RUNG_API void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba, int64_t bb,
+                                int64_t batch, int64_t m, int64_t n, int64_t k, int accumulate) {
   rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0, 0);
 }
 
-/* The same with the right operand stored transposed: [B,N,K]. */
-static RUNG_UNUSED void rung_matmul_float_bt(const float *a, const float *b, float *c,
-                                             int64_t ba, int64_t bb, int64_t batch, int64_t m,
-                                             int64_t n, int64_t k, int accumulate) {
+RUNG_API void rung_matmul_float_bt(const float *a, const float *b, float *c, int64_t ba,
+                                   int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                   int accumulate) {
   rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1, 0);
 }
 
@@ -662,7 +678,7 @@ static RUNG_UNUSED void rung_matmul_float_bt(const float *a, const float *b, flo
  * Each K block (the steps of rung_gemm_kstep) holds ceil(n / NR) panels of kc x NR floats,
  * zero-padded, in column order, so any N block is a run of whole panels. Returns 0 when
  * out of memory; the product then reads B itself. */
-static RUNG_UNUSED float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb) {
+RUNG_API float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb) {
   if (n <= 0 || k <= 0) return 0;
   const int64_t npad = rung_gemm_ceil(n, RUNG_NR) * RUNG_NR;
   float *out = (float *)aligned_alloc(64, (size_t)((npad * k * 4 + 63) / 64 * 64));
@@ -677,11 +693,182 @@ static RUNG_UNUSED float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t
 
 /* rung_matmul_float[_bt] with B (one matrix for every batch) also given packed; `packed` may
  * be 0. Products of at most 4 rows keep their direct forms, which stream B itself. */
-static RUNG_UNUSED void rung_matmul_float_packed(const float *a, const float *b,
-                                                 const float *packed, float *c, int64_t ba,
-                                                 int64_t batch, int64_t m, int64_t n, int64_t k,
-                                                 int accumulate, int tb) {
+RUNG_API void rung_matmul_float_packed(const float *a, const float *b, const float *packed,
+                                       float *c, int64_t ba, int64_t batch, int64_t m, int64_t n,
+                                       int64_t k, int accumulate, int tb) {
   rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, packed);
 }
+
+/* ---- im2col --------------------------------------------------------------------------------- */
+
+/* A conv with more than one input channel per group runs as a GEMM whose right operand
+ * holds, for each input channel and kernel offset, the input positions that offset reads
+ * for every output position: t = {x [N,C,I...], cols [N,C,K...,E...]} (C = G x C/G, so the
+ * groups need no index of their own), args = {strides[r], dilations[r], pad_low[r]} for r
+ * spatial dims. Padding reads as 0. Along the last dim each row of cols is three runs:
+ * zeros, the input read with the stride and zeros, whose bounds come from the sizes once
+ * per kernel offset, so no element is tested. One function for every conv: generated as
+ * loops, these nests were half of the C compiler's time on ResNet-50. */
+
+/* What one kernel offset reads, the same for every channel: its index along each spatial
+ * dim, and the output range [lo, hi) of the last dim that reads inside the input, output
+ * element j reading input element j * stride - t0. */
+typedef struct {
+  int64_t k[RUNG_MAX_RANK];
+  int64_t lo, hi, t0;
+} rung_im2col_tap;
+
+static void rung_im2col_geometry(const rung_tensor *x, const rung_tensor *cols, int r,
+                                 const int64_t *args, int64_t tap, rung_im2col_tap *g) {
+  const int64_t *stride = args, *dil = args + r, *pad = args + 2 * r;
+  for (int d = r - 1; d >= 0; --d) {
+    g->k[d] = tap % cols->shape[2 + d];
+    tap /= cols->shape[2 + d];
+  }
+  const int64_t s = stride[r - 1], in = x->shape[1 + r], out = cols->shape[1 + 2 * r];
+  g->t0 = pad[r - 1] - g->k[r - 1] * dil[r - 1];
+  int64_t lo = rung_ceildiv(g->t0, s), hi = rung_ceildiv(in + g->t0, s);
+  g->lo = lo < 0 ? 0 : lo > out ? out : lo;
+  g->hi = hi < g->lo ? g->lo : hi > out ? out : hi;
+}
+
+/* Rows of a feature map are short (7 to 112 floats): as calls of memset and memcpy,
+ * which gcc makes of such loops, their overhead was most of the time. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RUNG_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define RUNG_INLINE_COPIES
+#endif
+
+/* The zeros where a row reads padding: few (the pad), so stored one by one. As a loop,
+ * gcc vectorizes them, and the vector loop's set-up costs more than the stores. */
+static inline void rung_im2col_zeros(float *p, int64_t n) {
+  if (n > 0) p[0] = 0.0f;
+  if (n > 1) p[1] = 0.0f;
+  if (n > 2) p[2] = 0.0f;
+  for (int64_t j = 3; j < n; ++j) p[j] = 0.0f;
+}
+
+/* The rows of cols of `count` channels under kernel offset `g`: channel c's plane of x at
+ * plane + c * insize, its row at out + c * taps * e. The bounds are the same for every
+ * channel, worked out once. */
+static RUNG_INLINE_COPIES void rung_im2col_rows(const rung_tensor *x, const rung_tensor *cols,
+                                                int r, const int64_t *args,
+                                                const rung_im2col_tap *g, const float *plane,
+                                                float *out, int64_t count, int64_t insize,
+                                                int64_t outstep) {
+  const int64_t *stride = args, *dil = args + r, *pad = args + 2 * r;
+  const int64_t last_in = x->shape[1 + r], last_out = cols->shape[1 + 2 * r];
+  const int64_t s = stride[r - 1], lo = g->lo, hi = g->hi, t0 = g->t0;
+  if (r == 2 && s == 1 && stride[0] == 1 && last_out == last_in) {
+    /* Stride 1 and rows as long as the input's (a "same" conv): output element i reads
+     * input element i - shift, so the valid rows are one contiguous copy whose few
+     * elements in the padding columns are then zeroed. */
+    const int64_t out_rows = cols->shape[2 + r], t0h = pad[0] - g->k[0] * dil[0];
+    const int64_t size = out_rows * last_out;
+    int64_t top = t0h < 0 ? 0 : t0h > out_rows ? out_rows : t0h;
+    int64_t end = x->shape[2] + t0h;
+    end = end < top ? top : end > out_rows ? out_rows : end;
+    if (lo == hi) top = end = 0;
+    const int64_t first = top * last_out + lo, last = (end - 1) * last_out + hi;
+    const int64_t shift = t0h * last_in + t0;
+    for (int64_t c = 0; c < count; ++c, plane += insize, out += outstep) {
+      if (top == end) {
+        for (int64_t j = 0; j < size; ++j) out[j] = 0.0f;
+        continue;
+      }
+      for (int64_t j = 0; j < first; ++j) out[j] = 0.0f;
+      for (int64_t j = first; j < last; ++j) out[j] = plane[j - shift];
+      if (lo <= 1 && last_out - hi <= 1) { /* a pad of at most 1: single stores */
+        for (int64_t row = top; row < end; ++row) {
+          if (lo) out[row * last_out] = 0.0f;
+          if (hi < last_out) out[row * last_out + hi] = 0.0f;
+        }
+      } else {
+        for (int64_t row = top; row < end; ++row) {
+          rung_im2col_zeros(out + row * last_out, lo);
+          rung_im2col_zeros(out + row * last_out + hi, last_out - hi);
+        }
+      }
+      for (int64_t j = last; j < size; ++j) out[j] = 0.0f;
+    }
+    return;
+  }
+  int64_t lines = 1;
+  for (int d = 0; d < r - 1; ++d) lines *= cols->shape[2 + r + d];
+  /* The leading output dims, counted like an odometer. */
+  int64_t o[RUNG_MAX_RANK] = {0};
+  for (int64_t line = 0; line < lines; ++line) {
+    int64_t offset = 0;
+    int inside = 1;
+    for (int d = 0; d < r - 1; ++d) {
+      const int64_t i = o[d] * stride[d] + g->k[d] * dil[d] - pad[d];
+      inside &= i >= 0 && i < x->shape[2 + d];
+      offset = offset * x->shape[2 + d] + i;
+    }
+    for (int64_t c = 0; c < count; ++c) {
+      float *row = out + c * outstep + line * last_out;
+      if (!inside || lo == hi) {
+        for (int64_t j = 0; j < last_out; ++j) row[j] = 0.0f;
+        continue;
+      }
+      const float *in = plane + c * insize + offset * last_in; /* in[j * s - t0] for row[j] */
+      rung_im2col_zeros(row, lo);
+      if (s == 1)
+        for (int64_t j = lo; j < hi; ++j) row[j] = in[j - t0];
+      else
+        for (int64_t j = lo; j < hi; ++j) row[j] = in[j * s - t0];
+      rung_im2col_zeros(row + hi, last_out - hi);
+    }
+    for (int d = r - 2; d >= 0 && ++o[d] == cols->shape[2 + r + d]; --d) o[d] = 0;
+  }
+}
+
+#ifndef RUNG_IM2COL_TABLE /* kernel offsets whose geometry is computed once, on the stack */
+#define RUNG_IM2COL_TABLE 1024
+#endif
+
+RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args) {
+  const rung_tensor *x = &t[0], *cols = &t[1];
+  const int r = (int)x->rank - 2;
+  int64_t insize = 1, taps = 1, e = 1;
+  for (int d = 0; d < r; ++d) {
+    insize *= x->shape[2 + d];
+    taps *= cols->shape[2 + d];
+    e *= cols->shape[2 + r + d];
+  }
+  const int64_t n = x->shape[0], c = x->shape[1];
+  if (n <= 0 || c <= 0 || taps <= 0 || e <= 0) return;
+  /* Channels per task: a few thousand elements each, so a small map's task is not all
+   * overhead, yet a large map still gives every thread work. */
+  const int64_t block = e >= 4096 ? 1 : 4096 / e < c ? 4096 / e : c;
+  const int64_t blocks = (c + block - 1) / block;
+  const float *src = (const float *)x->data;
+  float *dst = (float *)cols->data;
+  /* Each offset's geometry takes a dozen integer divisions: computed once per offset, not
+   * once per channel (DenseNet's 7x7 maps spent more time on them than on copying). */
+  rung_im2col_tap table[taps <= RUNG_IM2COL_TABLE ? taps : 1];
+  const int tabled = taps <= RUNG_IM2COL_TABLE;
+  if (tabled)
+    for (int64_t tap = 0; tap < taps; ++tap) rung_im2col_geometry(x, cols, r, args, tap, &table[tap]);
+#ifdef _OPENMP
+#pragma omp parallel for collapse(3) schedule(static) \
+    if (n * c * taps * e >= (1 << 14) && !omp_in_parallel())
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        rung_im2col_tap own;
+        if (!tabled) rung_im2col_geometry(x, cols, r, args, tap, &own);
+        const int64_t c0 = b * block, count = c - c0 < block ? c - c0 : block;
+        rung_im2col_rows(x, cols, r, args, tabled ? &table[tap] : &own,
+                         src + (i * c + c0) * insize, dst + ((i * c + c0) * taps + tap) * e,
+                         count, insize, taps * e);
+      }
+    }
+  }
+}
+
+#endif /* RUNG_PREBUILT_RUNTIME */
 
 #endif

@@ -4,6 +4,12 @@
  * Every generated file includes this header once; everything here is static, so
  * only what a model uses is compiled into it. It needs a C11 compiler and POSIX
  * (mmap) and nothing else.
+ *
+ * The large entry points (the GEMM's) are `RUNG_API`. A model's file built alone compiles
+ * them as its own static functions. rung itself builds `rung_runtime.c` once per machine,
+ * compiler and flags (with RUNG_RUNTIME_OBJECT) and each model with RUNG_PREBUILT_RUNTIME,
+ * which only declares them, linked with that object: the compiler's time then goes to the
+ * model's own code, not to the same microkernels again.
  */
 #ifndef RUNG_RUNTIME_INCLUDED /* not RUNG_RUNTIME_H: a model's own header may guard with that */
 #define RUNG_RUNTIME_INCLUDED
@@ -20,6 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rung_tensor.h"
+
 #if defined(__GNUC__)
 #define RUNG_UNUSED __attribute__((unused))
 #else
@@ -32,6 +40,18 @@
 #define RUNG_COLD __attribute__((cold))
 #else
 #define RUNG_COLD
+#endif
+
+/* Hidden: each library keeps its own copy, and two models loaded in one process never
+ * bind to each other's. */
+#if defined(RUNG_RUNTIME_OBJECT) || defined(RUNG_PREBUILT_RUNTIME)
+#if defined(__GNUC__)
+#define RUNG_API __attribute__((visibility("hidden")))
+#else
+#define RUNG_API
+#endif
+#else
+#define RUNG_API static RUNG_UNUSED
 #endif
 
 /* ---- errors ------------------------------------------------------------------------------ */

@@ -85,6 +85,10 @@ def test_quick_benchmark_of_the_mlp_writes_a_table_with_a_ratio(mlp_report) -> N
         "C compile",
     }
     assert mlp["check"]["ok"] and mlp["check"]["max_abs_err"] < 1e-3
+    # The runtime object is built in the worker's fresh cache, timed apart from the stages.
+    assert mlp["runtime_object_s"] > 0
+    row = re.search(r"^\| mlp \| (.*) \|$", text.split("## Compile time")[1], re.M)
+    assert row and float(row.group(1).split(" | ")[7]) == round(mlp["runtime_object_s"], 2)
     rss = mlp["rss_bytes"]
     assert 0 < rss["after compile"] <= rss["after timing"]
     assert mlp["memory"]["arena_bytes"] > 0

@@ -74,6 +74,11 @@ def wrapper_cc(folder: Path, body: str) -> Path:
     return script
 
 
+def model_entries(cache: Path) -> list[str]:
+    """The cache's entries other than the runtime object's (`native.runtime_object`)."""
+    return sorted(p.name for p in cache.iterdir() if not p.name.startswith("runtime-"))
+
+
 def real_cc() -> str:
     for name in ("gcc", "cc", "clang"):
         for folder in os.environ.get("PATH", "").split(os.pathsep):
@@ -103,7 +108,7 @@ def test_second_compile_is_a_cache_hit(program: object, fresh_cache: Path) -> No
     assert native.STATS.builds == before + 1, "the second compile ran the compiler again"
     assert native.STATS.hits == hits + 1
     assert second.folder == first.folder and lib.stat().st_mtime_ns == mtime
-    assert [p.name for p in fresh_cache.iterdir()] == [first.folder.name]  # no temp folders
+    assert model_entries(fresh_cache) == [first.folder.name]  # no temp folders
     x, w = inputs()
     np.testing.assert_array_equal(second.run([x, w])[0], np.maximum(x + w, 0))
 
@@ -146,7 +151,7 @@ def test_stale_build_folders_are_removed_by_the_next_build(
     old = os.stat(fresh_cache).st_mtime - native.STALE_AFTER - 60
     os.utime(fresh_cache / stale[1], (old, old))
     folder = native.cached_build(program)  # type: ignore[arg-type]
-    assert sorted(p.name for p in fresh_cache.iterdir()) == sorted([*kept, folder.name])
+    assert model_entries(fresh_cache) == sorted([*kept, folder.name])
 
 
 # ---- the compiler ----------------------------------------------------------------------------
@@ -177,14 +182,52 @@ def test_missing_cc_is_a_clear_error(program: object, monkeypatch: pytest.Monkey
 def test_failing_cc_is_a_clear_error(
     program: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache: Path
 ) -> None:
-    cc = wrapper_cc(tmp_path, 'echo "model.c:1:1: error: something is wrong" >&2\nexit 3\n')
+    cc = wrapper_cc(
+        tmp_path,
+        f"""
+        case "$*" in *model.c*) echo "model.c:1:1: error: something is wrong" >&2; exit 3;; esac
+        exec {real_cc()} "$@"
+        """,
+    )
     monkeypatch.setenv("CC", str(cc))
     with pytest.raises(CompileError) as info:
         native.compile_program(program)  # type: ignore[arg-type]
     message = str(info.value)
     assert "failed (exit code 3) on model.c" in message
     assert "error: something is wrong" in message
+    assert model_entries(fresh_cache) == [], "a failed build left files in the cache"
+
+
+def test_failing_runtime_object_is_a_clear_error(
+    program: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache: Path
+) -> None:
+    cc = wrapper_cc(tmp_path, 'echo "rung_runtime.c:1:1: error: no" >&2\nexit 4\n')
+    monkeypatch.setenv("CC", str(cc))
+    with pytest.raises(CompileError, match=r"failed \(exit code 4\) on rung_runtime.c"):
+        native.compile_program(program)  # type: ignore[arg-type]
     assert not any(fresh_cache.iterdir()), "a failed build left files in the cache"
+
+
+def test_the_runtime_object_is_built_once_and_linked(
+    program: CProgram, fresh_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Optimized builds declare the runtime's entry points and link the cached object;
+    another cache folder in the same process gets a copy, not a second build."""
+    before = native.STATS.runtime_builds
+    model = native.compile_program(program)
+    objects = list(fresh_cache.glob("runtime-*/rung_runtime.o"))
+    assert len(objects) == 1
+    assert native.STATS.runtime_builds <= before + 1
+    x, w = inputs()
+    np.testing.assert_array_equal(model.run([x, w])[0], np.maximum(x + w, 0))
+    other = fresh_cache.parent / "other-cache"
+    monkeypatch.setenv("RUNG_CACHE_DIR", str(other))
+    built = native.STATS.runtime_builds
+    native.runtime_object(program.uses_openmp)
+    assert native.STATS.runtime_builds == built
+    assert (other / objects[0].parent.name / "rung_runtime.o").read_bytes() == (
+        objects[0].read_bytes()
+    )
 
 
 def test_openmp_is_dropped_when_the_compiler_lacks_it(
@@ -365,7 +408,11 @@ def test_concurrent_builds_of_one_entry(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(folders) == 1
     assert len(log.read_text().split()) >= 2, "the builds did not overlap"
     cache = Path(os.environ["RUNG_CACHE_DIR"])
-    assert [p.name for p in cache.iterdir()] == [Path(folders.pop()).name]
+    entries = sorted(p.name for p in cache.iterdir())
+    runtime = [name for name in entries if name.startswith("runtime-")]
+    assert len(runtime) == 1, entries  # the runtime object too was built once, whole
+    assert (cache / runtime[0] / "rung_runtime.o").is_file()
+    assert [name for name in entries if name not in runtime] == [Path(folders.pop()).name]
     model = native.compile_program(program_of(add_relu_model()))
     x, w = inputs()
     np.testing.assert_array_equal(model.run([x, w])[0], np.maximum(x + w, 0))

@@ -1,26 +1,17 @@
 // f32 convs with several input channels per group are im2col into a scratch
-// buffer [N, G, C/G, K..., E...] plus one batched kernel.matmul with the
-// weights [G, O/G, C/G*K...] on the left, so the product lands in NCHW. The
-// im2col nest zero-fills, per kernel offset, the output rows and columns that
-// read padding and copies the rest: no load is bounds-checked. A 1x1,
-// stride-1, unpadded conv multiplies views of the input. Depthwise convs and
-// other element types accumulate directly into a zeroed output, along the
-// valid output range of each kernel offset.
+// buffer [N, C, K..., E...] (the runtime's rung_im2col_float, a kernel.call
+// with the strides, dilations and low pads) plus one batched kernel.matmul
+// with the weights [G, O/G, C/G*K...] on the left, so the product lands in
+// NCHW. A 1x1, stride-1, unpadded conv multiplies views of the input.
+// Depthwise convs and other element types accumulate directly into a zeroed
+// output, along the valid output range of each kernel offset.
 // RUN: opt %s -p convert-core-to-kernel | filecheck %s
 
 // CHECK-LABEL: func.func @conv3x3(%x: memref<1x4x5x5xf32>, %w: memref<8x4x3x3xf32>) -> memref<1x8x5x5xf32>
 // CHECK-NEXT:    %y = kernel.alloc() : memref<1x8x5x5xf32>
-// CHECK-NEXT:    %[[COLS:.*]] = kernel.alloc() : memref<1x1x4x3x3x5x5xf32>
-// CHECK-NEXT:    kernel.loop (%[[N:.*]], %[[G:.*]], %[[C:.*]], %[[KH:.*]], %[[KW:.*]]) in (1, 1, 4, 3, 3) [parallel, parallel, parallel, parallel, parallel] {
-// The output rows before the first valid one are zeros:
-// CHECK:           kernel.loop (%[[R0:.*]], %[[C0:.*]]) in (%[[LO:.*]], 5) [parallel, parallel] {
-// CHECK-NEXT:        %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:        kernel.store %[[Z]], %[[COLS]][%[[N]], %[[G]], %[[C]], %[[KH]], %[[KW]], %[[R0]], %[[C0]]]
-// The valid rows copy the valid columns from the input:
-// CHECK:           kernel.loop (%{{.*}}) in (%{{.*}}) [parallel] {
-// CHECK:             %[[V:.*]] = kernel.load %x[%[[N]], %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x4x5x5xf32>
-// CHECK-NEXT:        kernel.store %[[V]], %[[COLS]][%[[N]], %[[G]], %[[C]], %[[KH]], %[[KW]], %{{.*}}, %{{.*}}]
-// CHECK:         %[[B:.*]] = kernel.view %[[COLS]]() : memref<1x1x4x3x3x5x5xf32> -> memref<1x36x25xf32>
+// CHECK-NEXT:    %[[COLS:.*]] = kernel.alloc() : memref<1x4x3x3x5x5xf32>
+// CHECK-NEXT:    kernel.call @im2col_float(%x, %[[COLS]]) [1, 1, 1, 1, 1, 1] : memref<1x4x5x5xf32>, memref<1x4x3x3x5x5xf32>
+// CHECK-NEXT:    %[[B:.*]] = kernel.view %[[COLS]]() : memref<1x4x3x3x5x5xf32> -> memref<1x36x25xf32>
 // CHECK-NEXT:    %[[A:.*]] = kernel.view %w() : memref<8x4x3x3xf32> -> memref<1x8x36xf32>
 // CHECK-NEXT:    %[[O:.*]] = kernel.view %y() : memref<1x8x5x5xf32> -> memref<1x8x25xf32>
 // CHECK-NEXT:    kernel.matmul %[[A]], %[[B]], %[[O]] : memref<1x8x36xf32>, memref<1x36x25xf32>, memref<1x8x25xf32>
@@ -45,8 +36,9 @@ func.func @pointwise(%x: tensor<2x4x5x5xf32>, %w: tensor<8x4x1x1xf32>) -> tensor
 // Groups with a batch of 2: each image's groups need their weights at the same
 // batch index of the product, so the weights are repeated per image.
 // CHECK-LABEL: func.func @grouped
-// CHECK:         %[[COLS:.*]] = kernel.alloc() : memref<2x2x2x3x3x3x3xf32>
-// CHECK:         %[[B:.*]] = kernel.view %[[COLS]]() : memref<2x2x2x3x3x3x3xf32> -> memref<4x18x9xf32>
+// CHECK:         %[[COLS:.*]] = kernel.alloc() : memref<2x4x3x3x3x3xf32>
+// CHECK-NEXT:    kernel.call @im2col_float(%x, %[[COLS]]) [1, 1, 1, 1, 0, 0] : memref<2x4x5x5xf32>, memref<2x4x3x3x3x3xf32>
+// CHECK-NEXT:    %[[B:.*]] = kernel.view %[[COLS]]() : memref<2x4x3x3x3x3xf32> -> memref<4x18x9xf32>
 // CHECK-NEXT:    %[[W:.*]] = kernel.view %w() : memref<6x2x3x3xf32> -> memref<2x3x18xf32>
 // CHECK-NEXT:    %[[REP:.*]] = kernel.alloc() : memref<2x2x3x18xf32>
 // CHECK-NEXT:    kernel.loop (%[[I:.*]], %[[J:.*]], %[[K:.*]], %[[L:.*]]) in (2, 2, 3, 18) [parallel, parallel, parallel, parallel] {

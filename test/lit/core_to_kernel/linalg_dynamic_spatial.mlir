@@ -54,7 +54,8 @@ func.func @conv_dynamic_spatial(%x: tensor<1x2x?x?xf32>, %w: tensor<4x1x3x3xf32>
 // CHECK:         %[[OH:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK:         %[[OW:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:    %y = kernel.alloc(%[[OH]], %[[OW]]) : memref<1x4x?x?xf32>
-// CHECK:         %[[COLS:.*]] = kernel.alloc(%[[OH]], %[[OW]]) : memref<1x1x3x3x3x?x?xf32>
+// CHECK:         %[[COLS:.*]] = kernel.alloc(%[[OH]], %[[OW]]) : memref<1x3x3x3x?x?xf32>
+// CHECK-NEXT:    kernel.call @im2col_float(%x, %[[COLS]]) [1, 1, 1, 1, 1, 1] : memref<1x3x?x?xf32>, memref<1x3x3x3x?x?xf32>
 // CHECK:         kernel.matmul
 func.func @conv_gemm_dynamic_spatial(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
   %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>

@@ -20,6 +20,7 @@ func.func @main(%x: tensor<2xf32> {onnx.name = "x"}) -> (tensor<2xf32> {onnx.nam
 
 // NOCC: rung: error: no C compiler: '/nonexistent/cc' was not found (set $CC to a C compiler such as gcc or clang)
 
-// CCFAIL: rung: error: the C compiler '{{.*}}false' failed (exit code 1) on add_relu.c
+// The runtime object (built once per machine and compiler) is the first thing compiled.
+// CCFAIL: rung: error: the C compiler '{{.*}}false' failed (exit code 1) on rung_runtime.c
 
 // EMPTY-NOT: {{.}}
