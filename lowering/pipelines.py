@@ -493,6 +493,11 @@ register_pass(
     _kernel_opt("interchange", "InterchangePass"),
     "reorder loop nests for unit-stride access",
 )
+register_pass(
+    "kernel-coalesce",
+    _kernel_opt("coalesce", "CoalescePass"),
+    "merge adjacent dims of a nest that walk memory as one dim",
+)
 register_pass("kernel-tile", _kernel_opt("tile", "TilePass"), "tile loop nests for cache locality")
 register_pass(
     "kernel-parallelize",
@@ -507,8 +512,8 @@ register_pass(
 register_pipeline(
     "optimize-kernel",
     "kernel-fuse-elementwise,kernel-fuse-epilogue,kernel-drop-dead-buffers,cse,dce,"
-    "kernel-interchange,kernel-tile,kernel-parallelize",
-    "optimize loop nests of the kernel dialect: fuse, interchange, tile, parallelize",
+    "kernel-interchange,kernel-coalesce,kernel-tile,kernel-parallelize",
+    "optimize loop nests of the kernel dialect: fuse, interchange, coalesce, tile, parallelize",
 )
 register_pipeline(
     "core-to-kernel",

@@ -143,6 +143,22 @@ def float_literal(value: float, t: Attribute) -> str:
     return text + "f"
 
 
+def float_literals(values: np.ndarray, t: Attribute) -> list[str]:
+    """`float_literal` of each element of a float array (of `t`'s storage, f32 or f64),
+    without its per-element checks: a CNN's inline constants are 100,000s of them."""
+    double = isinstance(t, Float64Type)
+    out = []
+    for v in values.astype(np.float64 if double else np.float32).tolist():
+        if not math.isfinite(v):
+            out.append(float_literal(v, t))
+            continue
+        text = repr(v) if double else f"{v:.9g}"
+        if "." not in text and "e" not in text:
+            text += ".0"
+        out.append(text if double else text + "f")
+    return out
+
+
 def int_literal(value: int, t: Attribute) -> str:
     if isinstance(t, IntegerType) and t.width.data == 1:
         return "true" if value else "false"

@@ -38,7 +38,7 @@ from rung.dialects.signature import io_dim_params, io_name
 from .c_types import (
     CodegenError,
     c_string_literal,
-    float_literal,
+    float_literals,
     int_literal,
     is_float,
     is_half,
@@ -187,7 +187,7 @@ def _array_literal(weight: Weight) -> str:
     elif narrow_float(t) is not None:
         values = [str(int(v)) for v in flat.view(np.uint8)]
     elif is_float(t):
-        values = [float_literal(float(v), Float32Type() if is_half(t) else t) for v in flat]
+        values = float_literals(flat, Float32Type() if is_half(t) else t)
     elif isinstance(t, IntegerType) and t.width.data == 1:
         values = ["true" if v else "false" for v in flat]
     elif (width := sub_byte(t)) is not None:
