@@ -9,6 +9,8 @@ lets every handler that needs a constant operand see one, and lets the
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from xdsl.ir import Operation, SSAValue
 
@@ -39,7 +41,18 @@ def _constant_data(owner: Operation) -> np.ndarray | None:
 
 def constant_array(value: SSAValue | None) -> np.ndarray | None:
     """The data of `value` if it is a constant or computed from constants, else None."""
-    return _Folder().array(value, 0)
+    array = _Folder().array(value, 0)
+    if array is None or value is None or value.owner not in _EVALUATED:
+        return array
+    return array.copy()  # the cache's own stays as it was computed
+
+
+_EVALUATED: weakref.WeakKeyDictionary[Operation, list[np.ndarray]] = weakref.WeakKeyDictionary()
+"""Every op evaluated so far, with its results. An op's values never change (rewrites
+keep what values mean), so a cone evaluated for one node is not evaluated again for the
+next: Swin-T's masks, whose cones hold hundreds of ops, were evaluated for each of the
+nodes that read them, the longest part of its lowering. Only successes are kept: an op
+not evaluable now (an operand not lowered yet) may be later."""
 
 
 class _Folder:
@@ -62,7 +75,14 @@ class _Folder:
         if not owner.operands and "value" in owner.properties:
             return _constant_data(owner)
         if owner not in self.done:
-            self.done[owner] = self._evaluate(owner, depth)
+            outs = _EVALUATED.get(owner)
+            if outs is None:
+                outs = self._evaluate(owner, depth)
+                if outs is not None:
+                    for out in outs:  # shared from now on: nothing may write to it
+                        out.flags.writeable = False
+                    _EVALUATED[owner] = outs
+            self.done[owner] = outs
         outs = self.done[owner]
         return None if outs is None else outs[list(owner.results).index(value)]
 

@@ -166,3 +166,34 @@ def test_folding_evaluates_each_op_of_a_shared_constant_cone_once(
     assert folded is not None
     np.testing.assert_array_equal(folded, np.array([1, 2], np.int64) * 2**40)
     assert len(evaluated) == 40
+    # Another node reading the same cone (every op a shape, say): nothing evaluates again,
+    # and what each caller gets is its own to change.
+    folded[:] = 0
+    again = constant_array(last)
+    middle = constant_array(last.owner.operands[0])
+    assert len(evaluated) == 40
+    assert again is not None and middle is not None
+    np.testing.assert_array_equal(again, np.array([1, 2], np.int64) * 2**40)
+    np.testing.assert_array_equal(middle, np.array([1, 2], np.int64) * 2**39)
+    again[:] = 0
+    np.testing.assert_array_equal(constant_array(last), np.array([1, 2], np.int64) * 2**40)
+
+
+def test_folding_keeps_only_what_it_could_evaluate() -> None:
+    """An op not evaluable yet (its operand is not a constant) is tried again once it is."""
+    from xdsl.dialects.builtin import StringAttr, TensorType, i64
+    from xdsl.ir import Block, Region
+
+    from rung.lowering.kit import constant_array
+
+    module = ModuleOp(Region(Block(arg_types=[TensorType(i64, [2])])))
+    arg = module.body.block.args[0]
+    add = core.BinaryOp.create(
+        operands=[arg, arg], properties={"fn": StringAttr("add")}, result_types=[arg.type]
+    )
+    module.body.block.add_op(add)
+    assert constant_array(add.result) is None
+    value = core.ConstantOp.from_array(np.array([3, 4], np.int64), module)
+    module.body.block.insert_op_before(value, add)
+    arg.replace_all_uses_with(value.result)
+    np.testing.assert_array_equal(constant_array(add.result), np.array([6, 8], np.int64))
