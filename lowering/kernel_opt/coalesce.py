@@ -152,7 +152,7 @@ def merge_dims(loop: kernel.LoopOp, d: int, rewriter: PatternRewriter) -> kernel
     assert not outer_iv.uses and not inner_iv.uses
     for buffer, _ in views:  # an earlier merge's view, now read through a view of its own
         if isinstance(buffer.owner, kernel.ViewOp) and not buffer.uses:
-            rewriter.erase_op(buffer.owner)
+            rewriter.erase(buffer.owner)
     ivs = [*block.args[:d], merged, merged, *block.args[d + 1 :]]
     move_body(loop, ivs, block)
     return loop_like(

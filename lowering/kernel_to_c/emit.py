@@ -291,7 +291,8 @@ def generate_c(
 def _weights(weights: list[Weight]) -> tuple[list[str], list[str], bytes]:
     """The file-scope declarations of the weights, the lines of `_init` that point the large
     ones into the mapped side file, and the contents of that file."""
-    weights_bytes = bytearray()
+    chunks: list[bytes | memoryview] = []  # joined once: the weights are copied once
+    size = 0
     decls = []
     setup = []
     for w in weights:
@@ -307,9 +308,11 @@ def _weights(weights: list[Weight]) -> tuple[list[str], list[str], bytes]:
         else:
             decls.append(f"static const {ctype} *{w.name};  /* weights file @ {w.offset} */")
             setup.append(f"  {w.name} = (const {ctype} *)(rung_weights_base + {w.offset});")
-            weights_bytes.extend(b"\0" * (w.offset - len(weights_bytes)))
-            weights_bytes.extend(np.ascontiguousarray(w.array).tobytes())
-    return decls, setup, bytes(weights_bytes)
+            chunks.append(bytes(w.offset - size))
+            data = memoryview(np.ascontiguousarray(w.array).reshape(-1).view(np.uint8))
+            chunks.append(data)
+            size = w.offset + data.nbytes
+    return decls, setup, b"".join(chunks)
 
 
 def _pack_lines(emitter: Emitter) -> list[str]:

@@ -74,7 +74,7 @@ def dealloc(e: Emitter, op: kernel.DeallocOp) -> None:
 def constant(e: Emitter, op: kernel.ConstantOp) -> None:
     """Record a weight; `generate_c` declares it at file scope."""
     t = op.result.type
-    array = constant_value(op.value, e.module)
+    array = constant_value(op.value, e.module, copy=False)
     name = e.fresh(op.result.name_hint, "w")
     weight = Weight(name, t.element_type, array)
     nbytes = array.size * array.dtype.itemsize
