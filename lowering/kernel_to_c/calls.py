@@ -22,9 +22,15 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
     if _may_share(c.dims[0], c.dims[1], c.dims[2], a.dims[2]):
         e.uses_openmp = True
     packed = _packed_rhs(e, op)
+    if packed is not None and packed.thin:
+        e.emit(
+            f"rung_matmul_float_thin({a.ptr}, {b.ptr}, {packed.name}, {c.ptr}, {a.dims[0]}, "
+            f"{c.dims[0]}, {c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc}, {int(tb)});"
+        )
+        return
     if packed is not None:
         e.emit(
-            f"rung_matmul_float_packed({a.ptr}, {b.ptr}, {packed}, {c.ptr}, {a.dims[0]}, "
+            f"rung_matmul_float_packed({a.ptr}, {b.ptr}, {packed.name}, {c.ptr}, {a.dims[0]}, "
             f"{c.dims[0]}, {c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc}, {int(tb)});"
         )
         return
@@ -72,9 +78,22 @@ def _thin(e: Emitter, op: kernel.MatmulOp) -> bool:
     return rows <= 4 and (a.dims[0] == "1" or rows * batch <= 4)
 
 
-def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> str | None:
-    """The name of the packed copy of a constant right operand (one matrix of static size),
-    declared once per weight and layout; None when the operand is not such a matrix."""
+THIN_COLUMNS = 16
+"""Fewer columns than the widest vector (AVX-512's 16 floats): a product of at most 4 rows
+(a classifier's last layer, one image at a time) streams each row of B with vectors mostly
+empty, so its constant B is kept transposed as well, for dot products along K; the runtime
+decides for its own vector width (`rung_gemm_prepack_thin`). A small CNN's 1 x 10 x 4096
+layer took 26 us that way, a twelfth of the model."""
+
+
+THIN_MIN_K = 64
+"""`rung_gemm_prepack_thin`'s smallest K: shorter dot products gain nothing."""
+
+
+def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> PackedWeight | None:
+    """The packed copy of a constant right operand (one matrix of static size), declared
+    once per weight and layout; None when the operand is not such a matrix, or is
+    streamed as it is (a thin product's wide or already transposed B)."""
     source = _constant_source(op.rhs)
     t = op.rhs.type
     if source is None or not isinstance(t, MemRefType):
@@ -85,17 +104,18 @@ def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> str | None:
     weight = e.buffer(source.result).ptr
     if not any(w.name == weight for w in e.weights):
         return None
-    if _thin(e, op):
-        return None
     tb = op.transpose_rhs is not None
     n, k = (shape[1], shape[2]) if tb else (shape[2], shape[1])
-    key = (weight, n, k, tb)
+    thin = _thin(e, op)
+    if thin and (tb or n >= THIN_COLUMNS or k < THIN_MIN_K):
+        return None
+    key = (weight, n, k, tb, thin)
     for packed in e.packed:
         if packed.key == key:
-            return packed.name
-    name = e.fresh(f"{weight}_packed")
-    e.packed.append(PackedWeight(name, weight, n, k, tb))
-    return name
+            return packed
+    name = e.fresh(f"{weight}_{'thin' if thin else 'packed'}")
+    e.packed.append(PackedWeight(name, weight, n, k, tb, thin))
+    return e.packed[-1]
 
 
 @emits(kernel.CallOp)

@@ -320,9 +320,9 @@ def _pack_lines(emitter: Emitter) -> list[str]:
     lines = []
     for w in emitter.packed:
         lines.append(f"  free({w.name});")
+        pack = "rung_gemm_prepack_thin" if w.thin else "rung_gemm_prepack_b"
         lines.append(
-            f"  {w.name} = rung_gemm_prepack_b((const float *){w.weight}, {w.n}, {w.k}, "
-            f"{int(w.transposed)});"
+            f"  {w.name} = {pack}((const float *){w.weight}, {w.n}, {w.k}, {int(w.transposed)});"
         )
     return [line + "\n" for line in lines]
 

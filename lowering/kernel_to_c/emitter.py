@@ -85,10 +85,13 @@ class PackedWeight:
     n: int
     k: int
     transposed: bool
+    thin: bool = False
+    """For a product of at most 4 rows and few columns: B transposed, for dot products
+    (`rung_gemm_prepack_thin`), instead of panels."""
 
     @property
-    def key(self) -> tuple[str, int, int, bool]:
-        return (self.weight, self.n, self.k, self.transposed)
+    def key(self) -> tuple[str, int, int, bool, bool]:
+        return (self.weight, self.n, self.k, self.transposed, self.thin)
 
 
 @dataclass

@@ -87,7 +87,13 @@ RUNG_API void rung_matmul_float_bt(const float *a, const float *b, float *c, int
 RUNG_API float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb);
 RUNG_API void rung_matmul_float_packed(const float *a, const float *b, const float *packed,
                                        float *c, int64_t ba, int64_t batch, int64_t m, int64_t n,
-                                       int64_t k, int accumulate, int tb);
+                                       int64_t k, int accumulate, int tb);/* A product of at most 4 rows and fewer columns than a vector, with a constant B: B
+ * transposed once (0 where that gains nothing), then dot products along K. */
+RUNG_API float *rung_gemm_prepack_thin(const float *b, int64_t n, int64_t k, int tb);
+RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float *bt, float *c,
+                                     int64_t ba, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                     int accumulate, int tb);
+
 /* The columns of a conv as GEMM (see "im2col" below). */
 RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
 
@@ -697,6 +703,30 @@ RUNG_API void rung_matmul_float_packed(const float *a, const float *b, const flo
                                        float *c, int64_t ba, int64_t batch, int64_t m, int64_t n,
                                        int64_t k, int accumulate, int tb) {
   rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, packed);
+}
+
+/* ---- thin products of few columns -------------------------------------------------------- */
+
+/* M <= 4 and N < RUNG_VW (a classifier's last layer, one image at a time): streaming B a
+ * row at a time fills a fraction of each vector, and its scalar tail is all of the work.
+ * With B transposed (once, at init: B is a layer's weights), each output is a dot product
+ * along K in whole vectors. Small K gains nothing. */
+RUNG_API float *rung_gemm_prepack_thin(const float *b, int64_t n, int64_t k, int tb) {
+  if (tb || n <= 0 || n >= RUNG_VW || k < 64) return 0;
+  float *bt = (float *)malloc(sizeof(float) * (size_t)(n * k));
+  if (!bt) return 0;
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j) bt[j * k + p] = b[p * n + j];
+  return bt;
+}
+
+RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float *bt, float *c,
+                                     int64_t ba, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                     int accumulate, int tb) {
+  if (bt)
+    rung_matmul_float_any(a, bt, c, ba, 1, batch, m, n, k, accumulate, 1, 0);
+  else
+    rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, 0);
 }
 
 /* ---- im2col --------------------------------------------------------------------------------- */

@@ -518,7 +518,11 @@ WRAPPER = r"""
 #include "rung_runtime.h"
 void mm(const float *a, const float *b, float *c, int64_t ba, int64_t bb, int64_t batch,
         int64_t m, int64_t n, int64_t k, int acc, int tb, int pack) {
-  if (pack && bb == 1) { /* B packed once, as _init packs a constant right operand */
+  if (pack == 2 && bb == 1) { /* a thin product's constant B, transposed once */
+    float *bt = rung_gemm_prepack_thin(b, n, k, tb);
+    rung_matmul_float_thin(a, b, bt, c, ba, batch, m, n, k, acc, tb);
+    free(bt);
+  } else if (pack && bb == 1) { /* B packed once, as _init packs a constant right operand */
     float *packed = rung_gemm_prepack_b(b, n, k, tb);
     rung_matmul_float_packed(a, b, packed, c, ba, batch, m, n, k, acc, tb);
     free(packed);
@@ -571,6 +575,14 @@ def _gemm_cases() -> list[tuple[int, int, int, int, int, int, int, int, int]]:
         pack = int(rng.random() < 0.4)  # a prepacked B is one matrix for every batch
         bb = 1 if pack or rng.random() < 0.3 else batch
         cases.append((ba, bb, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2)), pack))
+    # Thin products (M <= 4) of few columns with B transposed once: dot products along K,
+    # or (K < 64, or already transposed) the usual forms.
+    for _ in range(30):
+        m, n = int(rng.integers(1, 5)), int(rng.choice([1, 3, 10, 15, 16]))
+        k = int(rng.choice([5, 63, 64, 100, 700]))
+        batch = int(rng.integers(1, 3))
+        ba = 1 if rng.random() < 0.3 else batch
+        cases.append((ba, 1, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2)), 2))
     return cases
 
 
@@ -628,7 +640,11 @@ int main(void) {
             const double y = tb ? bp[j * k + q] : bp[q * n + j];
             want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * y;
           }
-    if (bb == 1 && t % 4 == 1) {
+    if (bb == 1 && t % 4 == 3) {
+      float *bt = rung_gemm_prepack_thin(b, n, k, tb);
+      rung_matmul_float_thin(a, b, bt, c, batch, batch, m, n, k, acc, tb);
+      free(bt);
+    } else if (bb == 1 && t % 4 == 1) {
       float *packed = rung_gemm_prepack_b(b, n, k, tb);
       rung_matmul_float_packed(a, b, packed, c, batch, batch, m, n, k, acc, tb);
       free(packed);
