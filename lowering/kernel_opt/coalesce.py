@@ -22,7 +22,8 @@ loop and index expression fewer, which gcc also spends less time on) and the
 vectorized loop longer. A pair merges only when both dims have the same kind,
 static bounds and unit steps, the nest has no `iter_args`, the ivs appear only
 as such index pairs of loads and stores (no arithmetic on them, no bound of an
-inner nest), and the buffers are defined outside the nest with static shapes.
+inner nest), and the buffers are defined outside every nest around it, with static
+shapes: the views go before the outermost nest, so that no body holds one.
 """
 
 from __future__ import annotations
@@ -77,20 +78,26 @@ def _mergeable_accesses(loop: kernel.LoopOp, d: int) -> list[tuple[Access, int]]
         t = op.buffer.type
         if not isinstance(t, MemRefType) or any(s < 0 for s in t.get_shape()):
             return None
-        if t.get_shape()[q] != bound or _inside(op.buffer, loop):
+        if t.get_shape()[q] != bound or _outermost(loop, op.buffer) is None:
             return None
         found[op] = p
     return list(found.items())  # type: ignore[arg-type]
 
 
-def _inside(v: SSAValue, loop: kernel.LoopOp) -> bool:
-    """Whether `v` is defined inside `loop` (a view there cannot be made before it)."""
-    parent = v.owner.parent_op()
+def _outermost(loop: kernel.LoopOp, buffer: SSAValue) -> kernel.LoopOp | None:
+    """The outermost nest around (or being) `loop`, where a view of `buffer` goes before it;
+    None when `buffer` is defined inside a nest: a view in a nest's body would keep the
+    other passes (which know the ops of a body) from parallelizing or reordering it."""
+    outer: Operation = loop
+    while isinstance(outer.parent_op(), kernel.LoopOp):
+        outer = outer.parent_op()  # type: ignore[assignment]
+    owner = buffer.owner
+    parent = owner.parent_op() if isinstance(owner, Operation) else owner.parent_op()
     while parent is not None:
-        if parent is loop:
-            return True
+        if parent is outer:
+            return None
         parent = parent.parent_op()
-    return False
+    return outer  # type: ignore[return-value]
 
 
 def _storage(buffer: SSAValue) -> SSAValue:
@@ -140,7 +147,9 @@ def merge_dims(loop: kernel.LoopOp, d: int, rewriter: PatternRewriter) -> kernel
             shape = list(t.get_shape())
             shape[p : p + 2] = [shape[p] * shape[p + 1]]
             view = kernel.ViewOp(_storage(op.buffer), MemRefType(t.element_type, shape), [])
-            rewriter.insert(view, InsertPoint.before(loop))
+            outer = _outermost(loop, op.buffer)
+            assert outer is not None
+            rewriter.insert(view, InsertPoint.before(outer))
             views[key] = view.result
         indices = list(op.indices)
         indices[p : p + 2] = [merged]

@@ -82,3 +82,50 @@ def test_the_pass_merges_whole_maps() -> None:
     assert bounds & {49, 40 * 49, 24 * 49, 64 * 49}, source
     # The Slice keeps rows of 5 apart from rows of 7, and the Transpose its two dims.
     assert 5 in bounds and 7 in bounds, source
+
+
+def depthwise_model() -> onnx.ModelProto:
+    """EfficientNet's block: a depthwise 3x3 conv with a bias, then SiLU (x * sigmoid(x))."""
+    c = 32
+    inits = [
+        numpy_helper.from_array(RNG.standard_normal((c, 1, 3, 3)).astype(np.float32), "w"),
+        numpy_helper.from_array(RNG.standard_normal(c).astype(np.float32), "b"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["conv"], group=c, pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["conv"], ["sig"]),
+        helper.make_node("Mul", ["conv", "sig"], ["y"]),
+        helper.make_node("Conv", ["y", "w", "b"], ["z"], group=c, pads=[1, 1, 1, 1]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dw",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 56, 56])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, c, 56, 56])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_coalescing_keeps_every_parallel_nest_parallel() -> None:
+    """Views go before the outermost nest: a view in a nest's body (the padded copy of a
+    depthwise conv's input, per channel) kept kernel-parallelize from sharing that nest,
+    and EfficientNet-B0 ran 20% slower on two threads."""
+    from xdsl.dialects.func import FuncOp
+
+    from rung.dialects import context, kernel
+    from rung.lowering.pipelines import default_registry
+
+    def parallel_nests(passes: str) -> int:
+        module = load_module(depthwise_model())
+        lower(module, "core")
+        default_registry().build(passes).apply(context(), module)
+        (func,) = [op for op in module.body.block.ops if isinstance(op, FuncOp)]
+        nests = [op for op in func.body.block.ops if isinstance(op, kernel.LoopOp)]
+        assert all(not isinstance(op, kernel.ViewOp) for n in nests for op in n.walk())
+        return sum(n.omp is not None for n in nests)
+
+    names = [a.name for a in default_registry().expand("core-to-kernel")]
+    assert "kernel-coalesce" in names
+    without = ",".join(n for n in names if n != "kernel-coalesce")
+    assert parallel_nests(",".join(names)) == parallel_nests(without) >= 2

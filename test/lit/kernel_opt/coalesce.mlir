@@ -125,3 +125,40 @@ func.func @negative(%a: memref<8x8xf32>, %b: memref<8xf32>, %c: memref<8x8xf32>,
   }
   func.return %sum : f32
 }
+
+// A nest inside a nest (a padded copy's border rows, per channel): the view goes
+// before the outer nest, whose body keeps only loads, stores and nests, so that
+// kernel-parallelize can still share it among threads.
+// CHECK-LABEL: func.func @inner_nest
+// CHECK-NEXT:    %[[V:.*]] = kernel.view %y() : memref<4x3x8xf32> -> memref<4x24xf32>
+// CHECK-NEXT:    kernel.loop (%c) in (4) [parallel] {
+// CHECK-NEXT:      kernel.loop (%{{.*}}) in (24) [parallel] {
+// CHECK:             kernel.store %{{.*}}, %[[V]][%c, %{{.*}}] : memref<4x24xf32>
+func.func @inner_nest(%y: memref<4x3x8xf32>) {
+  kernel.loop (%c) in (4) [parallel] {
+    kernel.loop (%h, %w) in (3, 8) [parallel, parallel] {
+      %z = arith.constant 0.0 : f32
+      kernel.store %z, %y[%c, %h, %w] : memref<4x3x8xf32>
+      kernel.yield
+    }
+    kernel.yield
+  }
+  func.return
+}
+
+// A buffer defined inside an outer nest: no view can go before that nest, so the
+// inner one stays as it is.
+// CHECK-LABEL: func.func @buffer_inside
+// CHECK:           kernel.loop (%h, %w) in (3, 8) [parallel, parallel] {
+func.func @buffer_inside(%y: memref<4x3x8xf32>) {
+  kernel.loop (%c) in (4) [parallel] {
+    %row = kernel.subview %y[%c] : memref<4x3x8xf32> -> memref<3x8xf32>
+    kernel.loop (%h, %w) in (3, 8) [parallel, parallel] {
+      %z = arith.constant 0.0 : f32
+      kernel.store %z, %row[%h, %w] : memref<3x8xf32>
+      kernel.yield
+    }
+    kernel.yield
+  }
+  func.return
+}
