@@ -762,8 +762,8 @@ static void rung_im2col_geometry(const rung_tensor *x, const rung_tensor *cols, 
   g->hi = hi < g->lo ? g->lo : hi > out ? out : hi;
 }
 
-/* Rows of a feature map are short (7 to 112 floats): as calls of memset and memcpy,
- * which gcc makes of such loops, their overhead was most of the time. */
+/* Rows of a feature map are short (7 to 112 floats): gcc would make calls of memset and
+ * memcpy of these loops, and each row would pay for a call. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define RUNG_INLINE_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
