@@ -424,16 +424,7 @@ def runtime_object(openmp: bool) -> Path:
             _RUNTIME_BUILT.setdefault(folder.name, target)
             return target
 
-        def make() -> Path:
-            try:
-                folder.parent.mkdir(parents=True, exist_ok=True)
-                return new_staging_folder(folder.parent, "runtime")
-            except OSError as err:
-                raise CompileError(
-                    f"cannot use the cache folder '{folder.parent}': {err}"
-                ) from None
-
-        with staging(make) as tmp:
+        with staging(lambda: _cache_staging(folder.parent, "runtime")) as tmp:
             earlier = _RUNTIME_BUILT.get(folder.name)
             if earlier is not None and earlier.is_file():
                 shutil.copyfile(earlier, tmp / target.name)  # built into another cache folder
@@ -581,6 +572,15 @@ def _digest(program: CProgram, debug: bool, kind: str = "lib") -> str:
     return h.hexdigest()[:24]
 
 
+def _cache_staging(cache: Path, label: str) -> Path:
+    """A new staging folder in the cache folder `cache`, which is made if need be."""
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        return new_staging_folder(cache, label)
+    except OSError as err:
+        raise CompileError(f"cannot use the cache folder '{cache}': {err}") from None
+
+
 def _cached(program: CProgram, debug: bool, kind: str) -> Path:
     """The cache folder of one build (`lib` or `harness`), building it if it is not there."""
     folder = cache_dir() / _digest(program, debug, kind)
@@ -590,14 +590,7 @@ def _cached(program: CProgram, debug: bool, kind: str) -> Path:
             STATS.hits += 1
         return folder
 
-    def make() -> Path:
-        try:
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            return new_staging_folder(folder.parent, "build")
-        except OSError as err:
-            raise CompileError(f"cannot use the cache folder '{folder.parent}': {err}") from None
-
-    with staging(make) as tmp:
+    with staging(lambda: _cache_staging(folder.parent, "build")) as tmp:
         write_sources(program, tmp)
         if kind == "lib":
             build_library(program, tmp, debug)
