@@ -1,4 +1,5 @@
-/* rung's f32 matmul microkernel (included by rung_runtime.h).
+/* rung's f32 matmul microkernel, and the conv routines around it: im2col and the depthwise
+ * conv (included by rung_runtime.h).
  *
  * rung_matmul_float computes out[b] (+)= lhs[b] x rhs[b] on row-major [B,M,K] x [B,K,N]
  * buffers (rung_matmul_float_bt: rhs stored transposed, [B,N,K]); a batch of 1 on either
@@ -96,6 +97,8 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
 
 /* The columns of a conv as GEMM (see "im2col" below). */
 RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
+/* A depthwise conv of 2 spatial dims (see "depthwise conv" below). */
+RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args);
 
 #ifndef RUNG_PREBUILT_RUNTIME /* then the definitions come from the runtime object */
 
@@ -896,6 +899,257 @@ RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args) {
                          count, insize, taps * e);
       }
     }
+  }
+}
+
+/* ---- depthwise conv ---------------------------------------------------------------------- */
+
+/* A conv with one input channel per group: t = {x [N,C,H,W], w [O,1,KH,KW], out [N,O,OH,OW]}
+ * (O = C x the depth multiplier), args = {strides[2], dilations[2], pad_low[2]}; padding
+ * reads as 0.
+ *
+ * Each output channel is 9 to 49 multiply-adds per point over a small plane (7x7 to
+ * 112x112). Vectorized along an output row, a 7- or 14-wide row fills a fraction of a
+ * vector, and the taps summed one after another in one register wait on each other. Here
+ * the plane is read as one flat row instead: the input channel is copied, with its padding
+ * made zeros, into a plane of pitch P, so that output (y, x), at flat position q = y * P + x,
+ * reads input q + (tap offset) for every tap. The whole plane is then one run of (OH - 1) *
+ * P + OW outputs in whole vectors, several accumulated at once, and the P - OW positions
+ * past each row's end, computed for nothing, are dropped when the rows are copied out.
+ * A stride s splits the padded plane into s x s phase planes (rows and columns taken every
+ * s-th from each start), so that every tap reads one phase plane at stride 1. Each thread
+ * fills its planes in its own scratch (L2-sized for a 112x112 map); without memory for it,
+ * the points sum their taps one by one. Measured on EfficientNet-B0, one thread: 18%
+ * faster than per-point sums generated as loops, on ConvNeXt-T 5%. */
+
+#ifndef RUNG_DW_UNROLL /* vectors of outputs accumulated at once */
+#define RUNG_DW_UNROLL 8
+#endif
+
+/* What one (image, channel) needs besides the output: its phase planes and the flat result. */
+typedef struct {
+  int64_t sh, sw, dh, dw, ph, pw;
+  int64_t hq, wq;    /* rows and pitch of each phase plane */
+  int64_t phase;     /* floats from one phase plane to the next, zero-padded past hq x wq */
+  int64_t flat;      /* outputs of the flat run, (OH - 1) x pitch + OW */
+  int64_t flat_pad;  /* the run rounded up to whole vectors */
+} rung_dw_shape;
+
+static rung_dw_shape rung_dw_geometry(const rung_tensor *w, const rung_tensor *out,
+                                      const int64_t *args) {
+  rung_dw_shape g;
+  g.sh = args[0], g.sw = args[1], g.dh = args[2], g.dw = args[3], g.ph = args[4], g.pw = args[5];
+  const int64_t oh = out->shape[2], ow = out->shape[3];
+  /* The padded plane spans every row and column a tap reads. */
+  const int64_t hp = (oh - 1) * g.sh + (w->shape[2] - 1) * g.dh + 1;
+  const int64_t wp = (ow - 1) * g.sw + (w->shape[3] - 1) * g.dw + 1;
+  g.hq = rung_ceildiv(hp, g.sh);
+  g.wq = rung_ceildiv(wp, g.sw);
+  g.flat = (oh - 1) * g.wq + ow;
+  g.flat_pad = rung_ceildiv(g.flat, RUNG_VW) * RUNG_VW;
+  /* The run reads up to flat_pad past the largest tap offset, which lies inside hq x wq:
+   * that much zero padding keeps every read inside. */
+  g.phase = g.hq * g.wq + g.flat_pad + RUNG_VW;
+  return g;
+}
+
+/* n floats from src to dst in whole vectors, the last one overlapping the one before (a
+ * row of 56 is 4 vectors, not 3 and 8 scalar copies); rows shorter than a vector in half
+ * vectors, or one by one. */
+static inline void rung_dw_copy(float *dst, const float *src, int64_t n) {
+#if RUNG_GEMM_VECTOR
+  if (n >= RUNG_VW) {
+    int64_t j = 0;
+    for (; j + RUNG_VW <= n; j += RUNG_VW) *(rung_vfu *)(dst + j) = *(const rung_vfu *)(src + j);
+    if (j < n) *(rung_vfu *)(dst + n - RUNG_VW) = *(const rung_vfu *)(src + n - RUNG_VW);
+    return;
+  }
+#if RUNG_VW >= 8
+  typedef float rung_vh __attribute__((vector_size(RUNG_VW * 2), aligned(4)));
+  if (2 * n >= RUNG_VW) {
+    *(rung_vh *)dst = *(const rung_vh *)src;
+    *(rung_vh *)(dst + n - RUNG_VW / 2) = *(const rung_vh *)(src + n - RUNG_VW / 2);
+    return;
+  }
+#endif
+#endif
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[j];
+}
+
+/* The columns [lo, hi) of phase plane b's row: what a stride of s_w takes from the
+ * padded row, whose column 0 is at src. */
+static inline void rung_dw_columns(float *row, const float *src, int64_t sw, int64_t b,
+                                   int64_t lo, int64_t hi) {
+  if (sw == 1)
+    rung_dw_copy(row + lo, src + lo + b, hi - lo);
+  else
+    for (int64_t j = lo; j < hi; ++j) row[j] = src[sw * j + b];
+}
+
+/* The phase planes of one input channel: plane (a, b) holds padded row s_h * i + a, column
+ * s_w * j + b, at i * wq + j. Only the positions inside the input are written: the others
+ * (the padding, and what lies past the input) are the same for every channel, zeroed once
+ * with the scratch. */
+static void rung_dw_planes(const rung_dw_shape *g, const float *in, int64_t h, int64_t wd,
+                           float *planes) {
+  /* Phase b's columns j, whose source column s_w * j + b - pw lies in [0, wd). */
+  int64_t lo[2], hi[2];
+  for (int64_t b = 0; b < g->sw && b < 2; ++b) {
+    const int64_t first = rung_ceildiv(g->pw - b, g->sw);
+    lo[b] = first < 0 ? 0 : first > g->wq ? g->wq : first;
+    hi[b] = rung_ceildiv(wd + g->pw - b, g->sw);
+    hi[b] = hi[b] < lo[b] ? lo[b] : hi[b] > g->wq ? g->wq : hi[b];
+  }
+  for (int64_t a = 0; a < g->sh; ++a) {
+    /* Rows i whose source row s_h * i + a - ph lies in [0, h). */
+    const int64_t top = rung_ceildiv(g->ph - a, g->sh);
+    const int64_t i0 = top < 0 ? 0 : top > g->hq ? g->hq : top;
+    int64_t i1 = rung_ceildiv(h + g->ph - a, g->sh);
+    i1 = i1 < i0 ? i0 : i1 > g->hq ? g->hq : i1;
+    float *first = planes + a * g->sw * g->phase;
+    for (int64_t i = i0; i < i1; ++i) {
+      const float *src = in + (g->sh * i + a - g->ph) * wd - g->pw; /* padded column 0 */
+      float *row = first + i * g->wq;
+      if (g->sw == 2) {
+        /* Both phases in one pass, where both are inside the input (a stride-2 load that
+         * gcc splits into even and odd lanes); their ends one by one. */
+        float *odd = row + g->phase;
+        const int64_t from = lo[0] > lo[1] ? lo[0] : lo[1], to = hi[0] < hi[1] ? hi[0] : hi[1];
+        for (int64_t j = lo[0]; j < from; ++j) row[j] = src[2 * j];
+        for (int64_t j = lo[1]; j < from; ++j) odd[j] = src[2 * j + 1];
+        for (int64_t j = from; j < to; ++j) {
+          row[j] = src[2 * j];
+          odd[j] = src[2 * j + 1];
+        }
+        for (int64_t j = to > lo[0] ? to : lo[0]; j < hi[0]; ++j) row[j] = src[2 * j];
+        for (int64_t j = to > lo[1] ? to : lo[1]; j < hi[1]; ++j) odd[j] = src[2 * j + 1];
+        continue;
+      }
+      for (int64_t b = 0; b < g->sw; ++b) {
+        int64_t l = lo[0], u = hi[0];
+        if (b > 0) { /* phases past the second (strides above 2) work theirs out here */
+          const int64_t f = rung_ceildiv(g->pw - b, g->sw);
+          l = f < 0 ? 0 : f > g->wq ? g->wq : f;
+          u = rung_ceildiv(wd + g->pw - b, g->sw);
+          u = u < l ? l : u > g->wq ? g->wq : u;
+        }
+        rung_dw_columns(row + b * g->phase, src, g->sw, b, l, u);
+      }
+    }
+  }
+}
+
+/* The flat run of one output channel: res[q] = sum over taps of w[tap] x planes[off[tap] + q]
+ * for q < flat, in whole vectors (so up to flat_pad); `off[tap]` is the start of the tap's
+ * phase plane plus its offset there. Several vectors are accumulated at once, each tap's
+ * weight and offset loaded once for all of them. */
+#if RUNG_GEMM_VECTOR
+#define RUNG_DW_BLOCK(U)                                                                      \
+  for (; q + (U) * RUNG_VW <= limit; q += (U) * RUNG_VW) {                                   \
+    rung_vf acc[U];                                                                           \
+    for (int u = 0; u < (U); ++u) acc[u] = (rung_vf){0};                                      \
+    for (int64_t t = 0; t < taps; ++t) {                                                      \
+      const rung_vf wv = (rung_vf){0} + wt[t];                                                \
+      const float *p = planes + off[t] + q;                                                   \
+      for (int u = 0; u < (U); ++u) acc[u] += wv * *(const rung_vfu *)(p + u * RUNG_VW);     \
+    }                                                                                         \
+    for (int u = 0; u < (U); ++u) *(rung_vfu *)(res + q + u * RUNG_VW) = acc[u];             \
+  }
+#endif
+static void rung_dw_run(const rung_dw_shape *g, const float *planes, const int64_t *off,
+                        const float *wt, int64_t taps, float *res) {
+#if RUNG_GEMM_VECTOR
+  int64_t q = 0, limit = g->flat_pad;
+  RUNG_DW_BLOCK(RUNG_DW_UNROLL)
+  RUNG_DW_BLOCK(2)
+  RUNG_DW_BLOCK(1)
+#else
+  for (int64_t q = 0; q < g->flat; ++q) res[q] = 0.0f;
+  for (int64_t t = 0; t < taps; ++t) {
+    const float *p = planes + off[t];
+    const float wv = wt[t];
+    for (int64_t q = 0; q < g->flat; ++q) res[q] += wv * p[q];
+  }
+#endif
+}
+
+/* One output channel without scratch (when none could be allocated): every point sums its
+ * taps, skipping those in the padding. */
+static void rung_dw_direct(const rung_dw_shape *g, const float *in, int64_t h, int64_t wd,
+                           const float *wt, int64_t kh, int64_t kw, float *o, int64_t oh,
+                           int64_t ow) {
+  for (int64_t y = 0; y < oh; ++y)
+    for (int64_t xo = 0; xo < ow; ++xo) {
+      float acc = 0.0f;
+      for (int64_t i = 0; i < kh; ++i) {
+        const int64_t r = y * g->sh + i * g->dh - g->ph;
+        if (r < 0 || r >= h) continue;
+        for (int64_t j = 0; j < kw; ++j) {
+          const int64_t c = xo * g->sw + j * g->dw - g->pw;
+          if (c >= 0 && c < wd) acc += wt[i * kw + j] * in[r * wd + c];
+        }
+      }
+      o[y * ow + xo] = acc;
+    }
+}
+
+RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args) {
+  const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
+  const int64_t n = out->shape[0], oc = out->shape[1], oh = out->shape[2], ow = out->shape[3];
+  const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
+  const int64_t kh = w->shape[2], kw = w->shape[3], taps = kh * kw;
+  if (n <= 0 || oc <= 0 || oh <= 0 || ow <= 0) return;
+  const float *src = (const float *)x->data, *wts = (const float *)w->data;
+  float *dst = (float *)out->data;
+  const int64_t mult = c > 0 ? oc / c : 1; /* output channels per input channel */
+  if (taps <= 0 || c <= 0) {
+    for (int64_t i = 0; i < n * oc * oh * ow; ++i) dst[i] = 0.0f;
+    return;
+  }
+  const rung_dw_shape g = rung_dw_geometry(w, out, args);
+  const int64_t planes = g.sh * g.sw * g.phase;
+  const size_t floats = (size_t)(planes + g.flat_pad + RUNG_VW);
+  const size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+  const int64_t jobs = n * oc;
+#ifdef _OPENMP
+#pragma omp parallel if (jobs > 1 && jobs * oh * ow * taps >= (1 << 15) && !omp_in_parallel())
+#endif
+  {
+    /* Zeroed once: the plane fill never writes the padding past each phase plane. */
+    float *scratch = (float *)aligned_alloc(64, bytes);
+    int64_t *off = (int64_t *)malloc(sizeof(int64_t) * (size_t)taps);
+    if (scratch) memset(scratch, 0, bytes);
+    float *res = scratch ? scratch + planes : 0;
+    /* Where each tap reads: the same for every channel. */
+    if (off)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j) {
+          const int64_t r = i * g.dh, s = j * g.dw;
+          off[i * kw + j] = ((r % g.sh) * g.sw + s % g.sw) * g.phase + (r / g.sh) * g.wq + s / g.sw;
+        }
+    int64_t filled = -1; /* the input plane in scratch (image x channel), reused by the
+                            channels of a depth multiplier */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t job = 0; job < jobs; ++job) {
+      const int64_t img = job / oc, o = job % oc, ch = o / mult;
+      const float *in = src + (img * c + ch) * h * wd;
+      const float *wt = wts + o * taps;
+      float *dsto = dst + job * oh * ow;
+      if (!scratch || !off) {
+        rung_dw_direct(&g, in, h, wd, wt, kh, kw, dsto, oh, ow);
+        continue;
+      }
+      if (filled != img * c + ch) {
+        rung_dw_planes(&g, in, h, wd, scratch);
+        filled = img * c + ch;
+      }
+      rung_dw_run(&g, scratch, off, wt, taps, res);
+      for (int64_t y = 0; y < oh; ++y) rung_dw_copy(dsto + y * ow, res + y * g.wq, ow);
+    }
+    free(scratch);
+    free(off);
   }
 }
 

@@ -286,6 +286,26 @@ CONV = [
         [rand(1, 2, 2, 3), rand(4, 1, 3, 3)],
         {"group": 2, "pads": [4, 1, 3, 5]},
     ),
+    # 2-D ones call the runtime's rung_depthwise_float: phase planes for strides above 1.
+    Case(
+        "conv_depthwise_stride3_dilated",
+        "Conv",
+        [rand(2, 3, 17, 19), rand(3, 1, 3, 4)],
+        {"group": 3, "pads": [2, 0, 1, 3], "strides": [3, 2], "dilations": [2, 3]},
+    ),
+    Case(  # a plane of several vector groups, a depth multiplier of 2
+        "conv_depthwise_large_plane",
+        "Conv",
+        [rand(1, 3, 40, 37), rand(6, 1, 3, 3), rand(6)],
+        {"group": 3, "pads": [1, 1, 1, 1]},
+        const=(1, 2),
+    ),
+    Case(
+        "conv_depthwise_1xk_stride2",
+        "Conv",
+        [rand(1, 4, 9, 30), rand(4, 1, 1, 7)],
+        {"group": 4, "pads": [0, 3, 0, 3], "strides": [2, 2]},
+    ),
     Case(
         "conv_depthwise_1d",
         "Conv",
@@ -380,6 +400,34 @@ def test_im2col_convs_are_sanitizer_clean() -> None:
     model, feed = family_model(cases)
     source = generate_c(InferenceSession(model, level="kernel").module, "model").source
     assert source.count("rung_im2col_float(") == len(cases)
+    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+
+
+DEPTHWISE_CASES = [
+    "conv_depthwise",
+    "conv_depthwise_multiplier",
+    "conv_depthwise_7x7",
+    "conv_depthwise_5x5_stride_asym",
+    "conv_depthwise_pad_wider_than_input",
+    "conv_depthwise_stride3_dilated",
+    "conv_depthwise_large_plane",
+    "conv_depthwise_1xk_stride2",
+]
+"""The f32 depthwise convs of 2 spatial dims, which call the runtime's `rung_depthwise_float`."""
+
+
+def test_depthwise_convs_are_sanitizer_clean() -> None:
+    """Every depthwise geometry (strides 1 to 3, dilations, asymmetric pads and pads wider
+    than the input, depth multipliers, a batch) under AddressSanitizer and UBSan: the
+    runtime's depthwise conv reads whole vectors past the end of its flat run, which must
+    stay inside its zero-padded planes."""
+    cases = [c for c in CONV if c.name in DEPTHWISE_CASES]
+    model, feed = family_model(cases)
+    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
+    assert source.count("rung_depthwise_float(") == len(cases)
     got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for c, g, w in zip(cases, got, want.run(None, feed), strict=True):

@@ -52,41 +52,49 @@ func.func @grouped(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
   func.return %y : tensor<2x6x3x3xf32>
 }
 
-// Depthwise: the input is copied once into a zero-bordered buffer (only the
-// border is zeroed), then each output point sums its static 3x3 window in a
-// carried value, with no bounds: the window unrolls and the row vectorizes in C.
+// Depthwise with 2 spatial dims: one call of the runtime's rung_depthwise_float on the
+// input, the weights and the result, with strides, dilations and pad_low as arguments.
 // CHECK-LABEL: func.func @depthwise(%x: memref<1x4x6x6xf32>, %w: memref<4x1x3x3xf32>) -> memref<1x4x3x3xf32>
 // CHECK-NOT:     kernel.matmul
-// CHECK:         %[[PAD:.*]] = kernel.alloc() : memref<1x4x7x7xf32>
+// CHECK-NOT:     kernel.loop
+// CHECK:         %[[Y:.*]] = kernel.alloc() : memref<1x4x3x3xf32>
+// CHECK-NEXT:    kernel.call @depthwise_float(%x, %w, %[[Y]]) [2, 2, 1, 1, 1, 1] : memref<1x4x6x6xf32>, memref<4x1x3x3xf32>, memref<1x4x3x3xf32>
+// CHECK-NEXT:    func.return %[[Y]] : memref<1x4x3x3xf32>
+func.func @depthwise(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 0, 0>, groups = 4 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
+  func.return %y : tensor<1x4x3x3xf32>
+}
+
+// Depthwise of other ranks: the input is copied once into a zero-bordered buffer (only
+// the border is zeroed), then each output point sums its static window in a carried
+// value, with no bounds: the window unrolls and the row vectorizes in C.
+// CHECK-LABEL: func.func @depthwise_1d(%x: memref<1x4x6xf32>, %w: memref<4x1x3xf32>) -> memref<1x4x3xf32>
+// CHECK-NOT:     kernel.matmul
+// CHECK:         %[[PAD:.*]] = kernel.alloc() : memref<1x4x7xf32>
 // CHECK-NEXT:    kernel.loop (%[[PN:.*]], %[[PC:.*]]) in (1, 4) [parallel, parallel] {
-// The top border row is zeroed, each input row copied one down and right:
-// CHECK-NEXT:      kernel.loop (%{{.*}}, %{{.*}}) in (1, 7) [parallel, parallel] {
-// CHECK:           kernel.loop (%[[ROW:.*]]) in (6) [parallel] {
-// CHECK:             kernel.loop (%{{.*}}) in (1) [parallel] {
-// CHECK:             kernel.loop (%[[COL:.*]]) in (6) [parallel] {
-// CHECK:               %[[V:.*]] = kernel.load %x[%[[PN]], %[[PC]], %{{.*}}, %[[COL]]] : memref<1x4x6x6xf32>
-// CHECK:               kernel.store %[[V]], %[[PAD]][%[[PN]], %[[PC]], %{{.*}}, %{{.*}}] : memref<1x4x7x7xf32>
-// CHECK:         kernel.loop (%[[N:.*]], %[[O:.*]], %[[OY:.*]], %[[OX:.*]]) in (1, 4, 3, 3) [parallel, parallel, parallel, parallel] {
+// The left border is zeroed, the input copied one right:
+// CHECK-NEXT:      kernel.loop (%{{.*}}) in (1) [parallel] {
+// CHECK:           kernel.loop (%[[COL:.*]]) in (6) [parallel] {
+// CHECK:             %[[V:.*]] = kernel.load %x[%[[PN]], %[[PC]], %[[COL]]] : memref<1x4x6xf32>
+// CHECK:             kernel.store %[[V]], %[[PAD]][%[[PN]], %[[PC]], %{{.*}}] : memref<1x4x7xf32>
+// CHECK:         kernel.loop (%[[N:.*]], %[[O:.*]], %[[OX:.*]]) in (1, 4, 3) [parallel, parallel, parallel] {
 // CHECK-NEXT:      %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[SUM:.*]] = kernel.loop (%[[KH:.*]], %[[KW:.*]]) in (3, 3) [reduction, reduction] iter_args(%[[ACC:.*]] = %[[Z]] : f32) -> f32 {
-// Stride 2: input row OY*2 + KH, column OX*2 + KW of the padded buffer.
+// CHECK-NEXT:      %[[SUM:.*]] = kernel.loop (%[[KW:.*]]) in (3) [reduction] iter_args(%[[ACC:.*]] = %[[Z]] : f32) -> f32 {
+// Stride 2: column OX*2 + KW of the padded buffer.
 // CHECK-NEXT:        %[[S:.*]] = arith.constant 2 : index
-// CHECK-NEXT:        %[[Y2:.*]] = arith.muli %[[OY]], %[[S]] : index
-// CHECK-NEXT:        %[[IY:.*]] = arith.addi %[[Y2]], %[[KH]] : index
-// CHECK-NEXT:        %[[S2:.*]] = arith.constant 2 : index
-// CHECK-NEXT:        %[[X2:.*]] = arith.muli %[[OX]], %[[S2]] : index
+// CHECK-NEXT:        %[[X2:.*]] = arith.muli %[[OX]], %[[S]] : index
 // CHECK-NEXT:        %[[IX:.*]] = arith.addi %[[X2]], %[[KW]] : index
 // CHECK-NEXT:        %[[ZI:.*]] = arith.constant 0 : index
-// CHECK-NEXT:        %[[WV:.*]] = kernel.load %w[%[[O]], %[[ZI]], %[[KH]], %[[KW]]] : memref<4x1x3x3xf32>
-// CHECK-NEXT:        %[[XV:.*]] = kernel.load %[[PAD]][%[[N]], %[[O]], %[[IY]], %[[IX]]] : memref<1x4x7x7xf32>
+// CHECK-NEXT:        %[[WV:.*]] = kernel.load %w[%[[O]], %[[ZI]], %[[KW]]] : memref<4x1x3xf32>
+// CHECK-NEXT:        %[[XV:.*]] = kernel.load %[[PAD]][%[[N]], %[[O]], %[[IX]]] : memref<1x4x7xf32>
 // CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[WV]], %[[XV]] : f32
 // CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[ACC]], %[[P]] : f32
 // CHECK-NEXT:        kernel.yield %[[NEXT]] : f32
 // CHECK-NEXT:      }
-// CHECK-NEXT:      kernel.store %[[SUM]], %y[%[[N]], %[[O]], %[[OY]], %[[OX]]] : memref<1x4x3x3xf32>
-func.func @depthwise(%x: tensor<1x4x6x6xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32> {
-  %y = core.conv(%x, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 0, 0>, groups = 4 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x3x3xf32>
-  func.return %y : tensor<1x4x3x3xf32>
+// CHECK-NEXT:      kernel.store %[[SUM]], %y[%[[N]], %[[O]], %[[OX]]] : memref<1x4x3xf32>
+func.func @depthwise_1d(%x: tensor<1x4x6xf32>, %w: tensor<4x1x3xf32>) -> tensor<1x4x3xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 2>, dilations = array<i64: 1>, pad_low = array<i64: 1>, pad_high = array<i64: 0>, groups = 4 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x6xf32>, tensor<4x1x3xf32>) -> tensor<1x4x3xf32>
+  func.return %y : tensor<1x4x3xf32>
 }
 
 // Integers (ConvInteger's i32) are direct too, summing in i32.
