@@ -99,6 +99,8 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
 RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
 /* A depthwise conv of 2 spatial dims (see "depthwise conv" below). */
 RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args);
+/* A conv of 2 spatial dims as GEMMs on blocks of output rows (see "conv by row blocks"). */
+RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args);
 
 #ifndef RUNG_PREBUILT_RUNTIME /* then the definitions come from the runtime object */
 
@@ -1150,6 +1152,122 @@ RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args) {
     }
     free(scratch);
     free(off);
+  }
+}
+
+/* ---- conv by row blocks ------------------------------------------------------------------ */
+
+/* A conv of 2 spatial dims whose im2col columns would be much larger than the L2 cache: a
+ * 224x224 map of 64 channels under a 3x3 kernel is 115 MB of columns, written by the
+ * im2col and read back by the GEMM from memory, at 75 GFLOP/s where the same GEMM on
+ * cached columns runs at 145. Here the output is cut into blocks of whole rows, and each
+ * block's columns (about 1 MB) are made and multiplied while they are in the cache: per
+ * image, group and block, out[o, rows] = W_g [O/G x C/G*KH*KW] @ cols [C/G*KH*KW x rows*OW].
+ * t = {x [N,C,H,W], w [O,C/G,KH,KW], out [N,O,OH,OW]}, args = {strides[2], dilations[2],
+ * pad_low[2], groups, rows per block}. Threads share out the blocks; each makes its own
+ * columns. The weights are read again for every block, which is why rung chooses this
+ * form only where a layer has few output channels for the size of a block. */
+
+/* Block `rows` rows from output row y0 of the columns of `count` channels: row
+ * (c, ky, kx) of the block holds, for each output point, the input it reads, 0 in the
+ * padding. */
+static void rung_conv_rows_cols(const float *in, int64_t h, int64_t wd, int64_t count,
+                                int64_t kh, int64_t kw, int64_t ow, const int64_t *args,
+                                int64_t y0, int64_t rows, float *cols) {
+  const int64_t sh = args[0], sw = args[1], dh = args[2], dw = args[3], ph = args[4],
+                pw = args[5];
+  const int64_t width = rows * ow;
+  for (int64_t kx = 0; kx < kw; ++kx) {
+    /* Output columns [lo, hi) read inside the input at this kernel column. */
+    const int64_t t0 = pw - kx * dw;
+    int64_t lo = rung_ceildiv(t0, sw), hi = rung_ceildiv(wd + t0, sw);
+    lo = lo < 0 ? 0 : lo > ow ? ow : lo;
+    hi = hi < lo ? lo : hi > ow ? ow : hi;
+    for (int64_t c = 0; c < count; ++c)
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        float *row = cols + ((c * kh + ky) * kw + kx) * width;
+        for (int64_t y = 0; y < rows; ++y, row += ow) {
+          const int64_t iy = (y0 + y) * sh + ky * dh - ph;
+          if (iy < 0 || iy >= h || lo == hi) {
+            for (int64_t j = 0; j < ow; ++j) row[j] = 0.0f;
+            continue;
+          }
+          const float *src = in + (c * h + iy) * wd - t0; /* src[j * sw] for row[j] */
+          rung_im2col_zeros(row, lo);
+          if (sw == 1)
+            for (int64_t j = lo; j < hi; ++j) row[j] = src[j];
+          else
+            for (int64_t j = lo; j < hi; ++j) row[j] = src[j * sw];
+          rung_im2col_zeros(row + hi, ow - hi);
+        }
+      }
+  }
+}
+
+RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args) {
+  const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
+  const int64_t n = out->shape[0], o = out->shape[1], oh = out->shape[2], ow = out->shape[3];
+  const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
+  const int64_t kh = w->shape[2], kw = w->shape[3];
+  const int64_t groups = args[6] > 0 ? args[6] : 1;
+  const int64_t per_block = args[7] > 0 ? args[7] : 1;
+  const int64_t og = o / groups, cg = c / groups, ck = cg * kh * kw, e = oh * ow;
+  if (n <= 0 || o <= 0 || e <= 0) return;
+  const float *src = (const float *)x->data, *wts = (const float *)w->data;
+  float *dst = (float *)out->data;
+  if (ck <= 0) {
+    for (int64_t i = 0; i < n * o * e; ++i) dst[i] = 0.0f;
+    return;
+  }
+  const int64_t blocks = rung_ceildiv(oh, per_block), jobs = n * groups * blocks;
+  const int64_t width = per_block * ow;
+  const size_t cols_bytes = ((size_t)(ck * width) * sizeof(float) + 63) / 64 * 64;
+  const int64_t need = rung_gemm_scratch(og, width, ck, 0, 0, width);
+  const size_t scratch_bytes = ((size_t)(need > 0 ? need : 1) * sizeof(float) + 63) / 64 * 64;
+#ifdef _OPENMP
+#pragma omp parallel if (jobs > 1 && !omp_in_parallel())
+#endif
+  {
+    float *cols = (float *)aligned_alloc(64, cols_bytes);
+    float *scratch = (float *)aligned_alloc(64, scratch_bytes);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (int64_t job = 0; job < jobs; ++job) {
+      const int64_t img = job / (groups * blocks), g = job / blocks % groups, blk = job % blocks;
+      const int64_t y0 = blk * per_block, rows = oh - y0 < per_block ? oh - y0 : per_block;
+      const float *in = src + (img * c + g * cg) * h * wd;
+      float *c0 = dst + (img * o + g * og) * e + y0 * ow;
+      const float *a = wts + g * og * ck;
+      if (!cols || !scratch) { /* no memory for columns: each point sums its taps */
+        for (int64_t oc = 0; oc < og; ++oc)
+          for (int64_t y = y0; y < y0 + rows; ++y)
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              float acc = 0.0f;
+              for (int64_t ci = 0; ci < cg; ++ci)
+                for (int64_t ky = 0; ky < kh; ++ky) {
+                  const int64_t iy = y * args[0] + ky * args[2] - args[4];
+                  if (iy < 0 || iy >= h) continue;
+                  for (int64_t kx = 0; kx < kw; ++kx) {
+                    const int64_t ix = xo * args[1] + kx * args[3] - args[5];
+                    if (ix >= 0 && ix < wd)
+                      acc += a[(oc * cg + ci) * kh * kw + ky * kw + kx] *
+                             in[(ci * h + iy) * wd + ix];
+                  }
+                }
+              c0[oc * e + (y - y0) * ow + xo] = acc;
+            }
+        continue;
+      }
+      rung_conv_rows_cols(in, h, wd, cg, kh, kw, ow, args, y0, rows, cols);
+      const rung_gemm_problem p = {
+          .a = a, .b = cols, .c = c0, .lda = ck, .ldb = rows * ow, .ldc = e,
+          .m = og, .n = rows * ow, .k = ck, .tb = 0, .packed = 0, .npad = 0, .pcol = 0,
+      };
+      rung_gemm_2d(&p, 0, scratch);
+    }
+    free(cols);
+    free(scratch);
   }
 }
 

@@ -318,6 +318,13 @@ CONV = [
         [rand(1, 2, 5, 6, 4), rand(2, 1, 3, 2, 3)],
         {"group": 2, "pads": [1, 0, 1, 1, 1, 0], "strides": [1, 2, 1]},
     ),
+    Case(  # columns of 1.4M floats: GEMMs on blocks of 18 output rows (rung_conv_rows_float)
+        "conv_row_blocks",
+        "Conv",
+        [rand(1, 16, 100, 100), rand(8, 16, 3, 3), rand(8)],
+        {"pads": [1, 1, 1, 1]},
+        const=(1, 2),
+    ),
     Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
     Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
     Case("conv_1d", "Conv", [rand(2, 3, 17), rand(5, 3, 4)], {"strides": [2], "pads": [1, 2]}),
@@ -400,6 +407,25 @@ def test_im2col_convs_are_sanitizer_clean() -> None:
     model, feed = family_model(cases)
     source = generate_c(InferenceSession(model, level="kernel").module, "model").source
     assert source.count("rung_im2col_float(") == len(cases)
+    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+
+
+def test_row_block_convs_are_sanitizer_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every 2-D im2col geometry (strides, dilations, asymmetric and wide pads, groups, a
+    batch), forced through `rung_conv_rows_float` with blocks of a few rows (the last one
+    shorter), under AddressSanitizer and UBSan against onnxruntime."""
+    from rung.lowering.core_to_kernel import linalg
+
+    monkeypatch.setattr(linalg, "ROW_BLOCK_FLOATS", 64)
+    names = {"conv_3x3_pad", "conv_stride_asym_pads", "conv_dilated", "conv_groups"}
+    names |= {"conv_same_upper", "conv_pad_wider_than_kernel"}
+    cases = [c for c in CONV if c.name in names]
+    model, feed = family_model(cases)
+    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
+    assert source.count("rung_conv_rows_float(") == len(cases)
     got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for c, g, w in zip(cases, got, want.run(None, feed), strict=True):

@@ -52,6 +52,19 @@ func.func @grouped(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
   func.return %y : tensor<2x6x3x3xf32>
 }
 
+// A large map with few output channels (im2col columns of 1.4M floats): GEMMs on blocks
+// of 18 output rows, each block's columns made right before its product, by the runtime.
+// The arguments: strides, dilations, pad_low, groups, rows per block.
+// CHECK-LABEL: func.func @row_blocks(%x: memref<1x16x100x100xf32>, %w: memref<8x16x3x3xf32>) -> memref<1x8x100x100xf32>
+// CHECK-NOT:     kernel.matmul
+// CHECK:         %[[Y:.*]] = kernel.alloc() : memref<1x8x100x100xf32>
+// CHECK-NEXT:    kernel.call @conv_rows_float(%x, %w, %[[Y]]) [1, 1, 1, 1, 1, 1, 1, 18] : memref<1x16x100x100xf32>, memref<8x16x3x3xf32>, memref<1x8x100x100xf32>
+// CHECK-NEXT:    func.return %[[Y]] : memref<1x8x100x100xf32>
+func.func @row_blocks(%x: tensor<1x16x100x100xf32>, %w: tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x16x100x100xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32>
+  func.return %y : tensor<1x8x100x100xf32>
+}
+
 // Depthwise with 2 spatial dims: one call of the runtime's rung_depthwise_float on the
 // input, the weights and the result, with strides, dilations and pad_low as arguments.
 // CHECK-LABEL: func.func @depthwise(%x: memref<1x4x6x6xf32>, %w: memref<4x1x3x3xf32>) -> memref<1x4x3x3xf32>
