@@ -13,7 +13,7 @@
  * The tile is 8 x 48 with AVX-512 (24 zmm accumulators, 99% of peak from L1), 6 x 16 with
  * AVX/AVX2, 4 x 8 otherwise, written with GCC vector extensions (a compiler without them,
  * or RUNG_GEMM_SCALAR, gets plain C loops). Where few row panels share a panel of B
- * (M <= RUNG_DIRECT_B), whole panels are read from B in place instead of packed. Tiles cut
+ * (M <= RUNG_DIRECT_B, 48), whole panels are read from B in place instead of packed. Tiles cut
  * by the edge of C are computed with narrower vectors and copied out through a buffer; the
  * last columns of a block, when fewer than half a vector, are dot products instead, so
  * N = 49 (a 7x7 feature map) wastes no lanes. The first tile of each row panel prefetches
@@ -72,8 +72,12 @@ typedef float rung_vfu __attribute__((vector_size(RUNG_VW * 4), aligned(4)));
 #define RUNG_NC 512
 #endif
 #define RUNG_NCB (RUNG_NC / RUNG_NR * RUNG_NR) /* whole panels per N block */
-#ifndef RUNG_DIRECT_B /* up to this many rows of A, whole panels of B are read in place */
-#define RUNG_DIRECT_B 256
+/* Up to this many rows of A, whole panels of B are read in place. Packing them pays once
+ * 8 or more row panels share them: at 256 rows, reading B in place (a conv's columns, rows
+ * 12 KB apart) ran 256x3136x576 at 153 GFLOP/s against 175 packed, 256x196x2304 at 151
+ * against 177; at 32 rows in place is faster (172 against 150). */
+#ifndef RUNG_DIRECT_B
+#define RUNG_DIRECT_B 48
 #endif
 
 /* ---- entry points ------------------------------------------------------------------------ */
