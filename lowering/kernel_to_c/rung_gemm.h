@@ -999,7 +999,7 @@ static inline void rung_dw_columns(float *row, const float *src, int64_t sw, int
 static void rung_dw_planes(const rung_dw_shape *g, const float *in, int64_t h, int64_t wd,
                            float *planes) {
   /* Phase b's columns j, whose source column s_w * j + b - pw lies in [0, wd). */
-  int64_t lo[2], hi[2];
+  int64_t lo[2] = {0, 0}, hi[2] = {0, 0};
   for (int64_t b = 0; b < g->sw && b < 2; ++b) {
     const int64_t first = rung_ceildiv(g->pw - b, g->sw);
     lo[b] = first < 0 ? 0 : first > g->wq ? g->wq : first;

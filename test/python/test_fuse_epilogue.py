@@ -48,6 +48,18 @@ CASES = {
         [2, 8, 9, 9],
         [numpy_helper.from_array(_w(8, 1, 3, 3), "w"), numpy_helper.from_array(_w(8), "b")],
     ),
+    # the same with one spatial dim: the conv is a nest of loops, which takes the epilogue
+    "depthwise1d_silu_residual": _model(
+        [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], group=8, pads=[1, 1]),
+            helper.make_node("Sigmoid", ["c"], ["s"]),
+            helper.make_node("Mul", ["c", "s"], ["m"]),
+            helper.make_node("Add", ["m", "x"], ["y"]),
+        ],
+        [2, 8, 9],
+        [2, 8, 9],
+        [numpy_helper.from_array(_w(8, 1, 3), "w"), numpy_helper.from_array(_w(8), "b")],
+    ),
     # max pool, then clip (ReLU6)
     "max_pool_clip": _model(
         [
@@ -80,12 +92,22 @@ def test_epilogue_matches_onnxruntime(name: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_depthwise_activation_is_fused_into_the_conv() -> None:
-    """One nest computes the window sum, the bias, SiLU and the residual add: the only
-    top-level stores left are the padded copy's and the output's."""
+def test_depthwise_2d_activation_is_one_nest_after_the_call() -> None:
+    """A 2-D depthwise conv is a call of the runtime's; the bias, SiLU and the residual add
+    after it are fused into one nest, which writes the output once."""
     text = _kernel_ir(CASES["depthwise_silu_residual"])
     body = text[text.index("func.func") :]
-    windows = [line for line in body.splitlines() if "[reduction, reduction] iter_args" in line]
+    assert body.count("kernel.call @depthwise_float(") == 1, text
+    after = body[body.index("kernel.call @depthwise_float(") :]
+    assert "math.exp" in after and after.count("kernel.store") == 1, text
+
+
+def test_depthwise_activation_is_fused_into_the_conv() -> None:
+    """With loops (one spatial dim), one nest computes the window sum, the bias, SiLU and
+    the residual add: the only top-level stores left are the padded copy's and the output's."""
+    text = _kernel_ir(CASES["depthwise1d_silu_residual"])
+    body = text[text.index("func.func") :]
+    windows = [line for line in body.splitlines() if "[reduction] iter_args" in line]
     assert len(windows) == 1, text
     after = body[body.index(windows[0]) :]
     assert "math.exp" in after and "kernel.store" in after, text
