@@ -385,6 +385,18 @@ def test_conv(conv_results: dict, name: str) -> None:
     check(conv_results, name)
 
 
+def _check_sanitized(cases: Sequence[Case], routine: str) -> None:
+    """Each case calls the runtime's `routine` once, and under AddressSanitizer and UBSan
+    (the runtime compiled with the model) matches onnxruntime."""
+    model, feed = family_model(cases)
+    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
+    assert source.count(f"{routine}(") == len(cases)
+    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+
+
 IM2COL_CASES = [
     "conv_3x3_pad",
     "conv_stride_asym_pads",
@@ -404,13 +416,7 @@ def test_im2col_convs_are_sanitizer_clean() -> None:
     compiled with the model there, and a read outside the input or a write outside the
     columns fails the run."""
     cases = [c for c in CONV if c.name in IM2COL_CASES]
-    model, feed = family_model(cases)
-    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
-    assert source.count("rung_im2col_float(") == len(cases)
-    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
-    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+    _check_sanitized(cases, "rung_im2col_float")
 
 
 def test_row_block_convs_are_sanitizer_clean(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -423,13 +429,7 @@ def test_row_block_convs_are_sanitizer_clean(monkeypatch: pytest.MonkeyPatch) ->
     names = {"conv_3x3_pad", "conv_stride_asym_pads", "conv_dilated", "conv_groups"}
     names |= {"conv_same_upper", "conv_pad_wider_than_kernel"}
     cases = [c for c in CONV if c.name in names]
-    model, feed = family_model(cases)
-    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
-    assert source.count("rung_conv_rows_float(") == len(cases)
-    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
-    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+    _check_sanitized(cases, "rung_conv_rows_float")
 
 
 DEPTHWISE_CASES = [
@@ -451,13 +451,7 @@ def test_depthwise_convs_are_sanitizer_clean() -> None:
     runtime's depthwise conv reads whole vectors past the end of its flat run, which must
     stay inside its zero-padded planes."""
     cases = [c for c in CONV if c.name in DEPTHWISE_CASES]
-    model, feed = family_model(cases)
-    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
-    assert source.count("rung_depthwise_float(") == len(cases)
-    got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
-    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4, err_msg=c.name)
+    _check_sanitized(cases, "rung_depthwise_float")
 
 
 CONV_TRANSPOSE = [
