@@ -353,6 +353,8 @@ def default_registry(*, include_xdsl: bool = True) -> Registry:
         from xdsl.transforms import get_all_passes
 
         for name, factory in get_all_passes().items():
+            if name in _RUNG.passes:
+                continue  # rung registers its own version (see `_cse`)
             registry.register_pass(name, factory, origin="xDSL", help=_XDSL_PASS_HELP.get(name, ""))
     for name, factory in _RUNG.passes.items():
         help = _RUNG.pass_help.get(name, "")
@@ -383,8 +385,6 @@ _XDSL_PASS_HELP = {
     "convert-scf-to-riscv-scf": "lower scf.for loops to riscv_scf.for",
     "convert-snitch-stream-to-snitch": "lower snitch_stream regions to Snitch stream setup ops",
     "convert-x86-scf-to-x86": "lower x86_scf loops to x86 labels and jumps",
-    "cse": "merge operations that compute the same value (common subexpressions)",
-    "dce": "remove operations whose results are unused and that have no side effects",
     "eqsat-serialize-egraph": "print the e-graph of eqsat e-class ops as JSON",
     "frontend-desymrefy": "replace symref declare/fetch/update ops with SSA values",
     "gpu-map-parallel-loops": "map scf.parallel loops onto GPU grid and block dimensions",
@@ -398,6 +398,37 @@ _XDSL_PASS_HELP = {
 }
 """Lines for the xDSL passes whose classes carry no docstring, so that `opt --list-passes`
 describes every pass."""
+
+
+def _cse() -> type[ModulePass]:
+    """rung's `cse` takes the place of xDSL's: same rules and results, but xDSL's copies
+    its table of known ops into every nested region, which is quadratic in a function's
+    size."""
+    from rung.lowering.generic.cse import CommonSubexpressionEliminationPass
+
+    return CommonSubexpressionEliminationPass
+
+
+register_pass(
+    "cse",
+    _cse,
+    "merge operations that compute the same value (common subexpressions), in linear time",
+)
+
+
+def _dce() -> type[ModulePass]:
+    """rung's `dce` takes the place of xDSL's: same rules and results, with each op's
+    effects computed once rather than at every sweep and for every nest around it."""
+    from rung.lowering.generic.dce import DeadCodeEliminationPass
+
+    return DeadCodeEliminationPass
+
+
+register_pass(
+    "dce",
+    _dce,
+    "remove operations whose results are unused and that have no side effects",
+)
 
 
 def _onnx_to_core() -> type[ModulePass]:

@@ -36,13 +36,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import loop_like, move_body
 
@@ -192,7 +192,7 @@ class CoalescePass(ModulePass):
     name = "kernel-coalesce"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(CoalesceDims(), apply_recursively=False).rewrite_module(op)
+        rewrite_each(op, kernel.LoopOp, CoalesceDims())
 
 
 __all__ = ["CoalesceDims", "CoalescePass", "merge_dims", "mergeable_dim"]

@@ -43,13 +43,13 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import conflicts, ops_between, reads, root, writes
 from .fuse import FoldDimOfAlloc, Producer, as_producer, buffer_dims
@@ -251,7 +251,7 @@ class FuseEpiloguePass(ModulePass):
     name = "kernel-fuse-epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FuseEpilogue(), apply_recursively=True).rewrite_module(op)
+        rewrite_each(op, kernel.LoopOp, FuseEpilogue(), repeat=True)
 
 
 __all__ = ["FuseEpilogue", "FuseEpiloguePass", "plan"]

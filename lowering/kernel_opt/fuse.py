@@ -66,15 +66,14 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import (
     Roots,
@@ -464,11 +463,14 @@ class FuseElementwisePass(ModulePass):
     name = "kernel-fuse-elementwise"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(FoldDimOfAlloc(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([InlineElementwiseProducer(written={})]),
-            apply_recursively=True,
-        ).rewrite_module(op)
+        rewrite_each(op, kernel.DimOp, FoldDimOfAlloc())
+        rewrite_each(
+            op,
+            kernel.LoopOp,
+            InlineElementwiseProducer(written={}),
+            repeat=True,
+            erase_dead=True,
+        )
 
 
 __all__ = ["FoldDimOfAlloc", "FuseElementwisePass", "InlineElementwiseProducer"]

@@ -65,12 +65,12 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import (
     Access,
@@ -350,10 +350,14 @@ class InterchangePass(ModulePass):
     name = "kernel-interchange"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier([AccumulateInMemory(), InterchangeForUnitStride()]),
-            apply_recursively=False,
-        ).rewrite_module(op)
+        rewrite_each(
+            op,
+            kernel.LoopOp,
+            GreedyRewritePatternApplier(
+                [AccumulateInMemory(), InterchangeForUnitStride()], dce_enabled=False
+            ),
+            erase_dead=True,
+        )
 
 
 __all__ = [

@@ -45,13 +45,13 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import inside_loop, loop_work, simple_body, trip_counts
 from .interchange import permute
@@ -157,9 +157,9 @@ class ParallelizePass(ModulePass):
     name = "kernel-parallelize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(DropUnitDims(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(HoistParallelDim(), apply_recursively=False).rewrite_module(op)
-        PatternRewriteWalker(MarkParallelLoop(), apply_recursively=False).rewrite_module(op)
+        rewrite_each(op, kernel.LoopOp, DropUnitDims())
+        rewrite_each(op, kernel.LoopOp, HoistParallelDim())
+        rewrite_each(op, kernel.LoopOp, MarkParallelLoop())
 
 
 __all__ = [

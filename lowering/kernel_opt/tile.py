@@ -53,12 +53,12 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import rewrite_each
 
 from .analysis import (
     accesses,
@@ -198,7 +198,7 @@ class TilePass(ModulePass):
     name = "kernel-tile"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(TileTranspose(), apply_recursively=False).rewrite_module(op)
+        rewrite_each(op, kernel.LoopOp, TileTranspose())
 
 
 __all__ = ["TilePass", "TileTranspose", "tile", "transpose_tiles"]

@@ -1,0 +1,1 @@
+"""Passes that work on any dialect (rung's versions of generic cleanups such as `cse`)."""
