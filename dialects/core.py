@@ -28,6 +28,7 @@ The executable specification of every op is the numpy interpreter in
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import ClassVar
@@ -92,12 +93,25 @@ def ints_of(attr: Attribute | None) -> tuple[int, ...]:
     if attr is None:
         return ()
     assert isinstance(attr, DenseArrayBase)
+    return _ints_of(attr)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _ints_of(attr: DenseArrayBase) -> tuple[int, ...]:
+    """Attributes are immutable, and a few thousand distinct ones name every loop's bounds
+    in a large model: each is decoded once, not at every question about its loop."""
     return tuple(int(v) for v in attr.get_values())
 
 
 def ints(values: Sequence[int]) -> DenseArrayBase:
     """An `array<i64: ...>` property value."""
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+    return _ints(tuple(int(v) for v in values))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _ints(values: tuple[int, ...]) -> DenseArrayBase:
+    """Made once per distinct tuple (see `_ints_of`)."""
+    return DenseArrayBase.from_list(i64, list(values))
 
 
 def _dims_compatible(a: int, b: int) -> bool:

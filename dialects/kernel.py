@@ -37,6 +37,7 @@ Why these choices:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -91,6 +92,23 @@ from xdsl.utils.exceptions import VerifyException
 from rung.dialects.core import ints, ints_of  # one spelling of array<i64> properties
 from rung.dialects.kernel_values import VALUE_OPS, VALUE_TYPES  # lists, optionals, strings
 from rung.dialects.onnx.types import StringTensorAttr
+
+
+def memref_type(element: Attribute, shape: Sequence[int]) -> MemRefType[Attribute]:
+    """`memref<shape x element>`, made once per distinct type: xDSL checks the shape's
+    type on every `MemRefType(...)`, a tenth of lowering a large model to kernel."""
+    return _memref_type(element, tuple(shape))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _memref_type(element: Attribute, shape: tuple[int, ...]) -> MemRefType[Attribute]:
+    return MemRefType(element, shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _iterators(kinds: tuple[str, ...]) -> ArrayAttr[StringAttr]:
+    return ArrayAttr([StringAttr(k) for k in kinds])
+
 
 DYNAMIC = -1
 """A loop bound known only at run time (in `static_bounds`). Buffer dims use
@@ -231,7 +249,7 @@ class ConstantOp(IRDLOperation):
         vt = getattr(value, "type", None)
         if not isinstance(vt, TensorType):
             parser.raise_error("kernel.constant: expected a dense or dense_resource value", pos)
-        return cls(value, MemRefType(vt.element_type, vt.get_shape()))
+        return cls(value, memref_type(vt.element_type, vt.get_shape()))
 
 
 @irdl_op_definition
@@ -357,7 +375,7 @@ class SubviewOp(IRDLOperation):
         if type is None:
             src = source.type
             assert isinstance(src, MemRefType)
-            type = MemRefType(src.element_type, src.get_shape()[len(indices) :])
+            type = memref_type(src.element_type, src.get_shape()[len(indices) :])
         super().__init__(operands=[source, list(indices)], result_types=[type])
 
     def verify_(self) -> None:
@@ -594,7 +612,7 @@ class LoopOp(IRDLOperation):
             properties={
                 "static_bounds": ints(static),
                 "steps": ints(steps if steps is not None else [1] * len(bounds)),
-                "iterators": ArrayAttr([StringAttr(k) for k in iterators]),
+                "iterators": _iterators(tuple(iterators)),
             },
             regions=[body],
         )
@@ -915,6 +933,7 @@ Kernel = Dialect(
 )
 
 __all__ = [
+    "memref_type",
     "DYNAMIC",
     "ITERATORS",
     "AllocOp",

@@ -138,7 +138,7 @@ class KernelBuilder:
             else:
                 shape.append(DYNAMIC_INDEX)
                 dynamic.append(d)  # type: ignore[arg-type]
-        result = self.insert(kernel.AllocOp(MemRefType(element, shape), dynamic)).results[0]
+        result = self.insert(kernel.AllocOp(kernel.memref_type(element, shape), dynamic)).results[0]
         self._remember_dims(result, dims)
         return result
 
@@ -165,7 +165,7 @@ class KernelBuilder:
             shape.append(DYNAMIC_INDEX if s is None else s)
             if s is None:
                 dynamic.append(d)
-        result = MemRefType(t.element_type, shape)
+        result = kernel.memref_type(t.element_type, shape)
         # One type may stand for other run-time sizes: only the buffer's own sizes are no view.
         if result == t and all(
             static_value(d) is not None or self._dims.get((buf, i)) is d for i, d in enumerate(dims)

@@ -107,7 +107,7 @@ def _join(types: Sequence[Attribute], what: str) -> Attribute:
     dims = [
         d[0] if len(set(d)) == 1 and d[0] >= 0 else DYNAMIC_INDEX for d in zip(*shapes, strict=True)
     ]
-    return MemRefType(first.element_type, dims)
+    return kernel.memref_type(first.element_type, dims)
 
 
 def _load_scalar(b: KernelBuilder, buf: SSAValue) -> SSAValue:

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from rung.dialects import core, kernel_values
+from rung.dialects import core, kernel, kernel_values
 from rung.dialects.onnx.dtypes import NARROW_FLOAT_TYPES
 from rung.dialects.onnx.types import MapType, SeqType, StringType
 from rung.errors import RungError
@@ -59,7 +59,7 @@ def memref_of(t: Attribute) -> MemRefType:
     if not isinstance(t, TensorType):
         raise KernelLoweringError(f"the kernel level holds only ranked tensors, not {t}")
     check_element(t.element_type)
-    return MemRefType(t.element_type, t.get_shape())
+    return kernel.memref_type(t.element_type, t.get_shape())
 
 
 def kernel_type_of(t: Attribute) -> Attribute:

@@ -195,7 +195,7 @@ def _elements_of_rank(
     _assert(b, b.icmp("sgt", n, 0), f"{_what(b, op)}: the sequence is empty")
     lt = lst.type
     assert isinstance(lt, ListType)
-    etype = MemRefType(lt.element_type, [DYNAMIC_INDEX] * rank)
+    etype = kernel.memref_type(lt.element_type, [DYNAMIC_INDEX] * rank)
     first = b.insert(ListGetOp(lst, b.index(0), etype)).results[0]
     return n, etype, b.dims(first)
 

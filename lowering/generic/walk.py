@@ -53,6 +53,36 @@ class _Sweep:
                 rewriter.erase(op)
 
 
+def ops_of_type(
+    root: Operation | Region, op_type: type[Operation] | tuple[type[Operation], ...]
+) -> list[Operation]:
+    """The ops of `op_type` under `root` (and `root` itself), an op before the ops nested
+    in it, in program order: `root.walk()` filtered, without a generator per op."""
+    found: list[Operation] = []
+
+    def visit_regions(op: Operation) -> None:
+        for region in op.regions:
+            visit_region(region)
+
+    def visit_region(region: Region) -> None:
+        for block in region.blocks:
+            inner = block.first_op
+            while inner is not None:
+                if isinstance(inner, op_type):
+                    found.append(inner)
+                if inner.regions:
+                    visit_regions(inner)
+                inner = inner.next_op
+
+    if isinstance(root, Region):
+        visit_region(root)
+    else:
+        if isinstance(root, op_type):
+            found.append(root)
+        visit_regions(root)
+    return found
+
+
 def rewrite_each(
     root: Operation | Region,
     op_type: type[Operation] | tuple[type[Operation], ...],
@@ -65,13 +95,13 @@ def rewrite_each(
     anything changed."""
     changed_any = False
     while True:
-        targets = [op for op in root.walk() if isinstance(op, op_type)]
+        targets = ops_of_type(root, op_type)
         sweep = _Sweep(erase_dead)
         changed = False
         for op in targets:
             if op in sweep.removed or op.parent is None:
                 continue
-            nested = list(op.walk()) if erase_dead else []
+            nested = ops_of_type(op, Operation) if erase_dead else []
             rewriter = PatternRewriter(op)
             rewriter.extend_from_listener(sweep.listener)
             pattern.match_and_rewrite(op, rewriter)
@@ -84,4 +114,4 @@ def rewrite_each(
             return changed_any
 
 
-__all__ = ["rewrite_each"]
+__all__ = ["ops_of_type", "rewrite_each"]

@@ -146,7 +146,7 @@ def merge_dims(loop: kernel.LoopOp, d: int, rewriter: PatternRewriter) -> kernel
             assert isinstance(t, MemRefType)
             shape = list(t.get_shape())
             shape[p : p + 2] = [shape[p] * shape[p + 1]]
-            view = kernel.ViewOp(_storage(op.buffer), MemRefType(t.element_type, shape), [])
+            view = kernel.ViewOp(_storage(op.buffer), kernel.memref_type(t.element_type, shape), [])
             outer = _outermost(loop, op.buffer)
             assert outer is not None
             rewriter.insert(view, InsertPoint.before(outer))
