@@ -55,6 +55,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
@@ -103,6 +104,31 @@ def memref_type(element: Attribute, shape: Sequence[int]) -> MemRefType[Attribut
 @functools.lru_cache(maxsize=1 << 14)
 def _memref_type(element: Attribute, shape: tuple[int, ...]) -> MemRefType[Attribute]:
     return MemRefType(element, shape)
+
+
+def _build(
+    op: Operation,
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: dict[str, Attribute] | None = None,
+    regions: Sequence[Region] = (),
+) -> None:
+    """Initialize one of the hot ops of this dialect (loads, stores, loops, buffers) from
+    its flat operand list: what IRDL's generic builder does for them, without matching the
+    arguments against the definition, which took half the time of lowering to kernel.
+    The verifier still checks every op the lowering builds."""
+    Operation.__init__(
+        op,
+        operands=operands,
+        result_types=result_types,
+        properties=properties or {},
+        regions=regions,
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _segments(*sizes: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, list(sizes))
 
 
 @functools.lru_cache(maxsize=256)
@@ -163,7 +189,7 @@ class AllocOp(IRDLOperation):
     traits = traits_def(MemoryAllocEffect())
 
     def __init__(self, type: MemRefType, dynamic_sizes: Sequence[SSAValue] = ()) -> None:
-        super().__init__(operands=[list(dynamic_sizes)], result_types=[type])
+        _build(self, [*dynamic_sizes], [type])
 
     def verify_(self) -> None:
         dynamic = sum(1 for d in self.result.type.get_shape() if d < 0)
@@ -304,7 +330,7 @@ class ViewOp(IRDLOperation):
     def __init__(
         self, source: SSAValue, type: MemRefType, dynamic_sizes: Sequence[SSAValue] = ()
     ) -> None:
-        super().__init__(operands=[source, list(dynamic_sizes)], result_types=[type])
+        _build(self, [source, *dynamic_sizes], [type])
 
     def verify_(self) -> None:
         src = _memref(self, self.source, "the source")
@@ -460,7 +486,7 @@ class LoadOp(IRDLOperation):
 
     def __init__(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
         assert isinstance(buffer.type, MemRefType)
-        super().__init__(operands=[buffer, list(indices)], result_types=[buffer.type.element_type])
+        _build(self, [buffer, *indices], [buffer.type.element_type])
 
     def verify_(self) -> None:
         t = _memref(self, self.buffer, "the buffer")
@@ -502,7 +528,7 @@ class StoreOp(IRDLOperation):
     traits = traits_def(MemoryWriteEffect())
 
     def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-        super().__init__(operands=[value, buffer, list(indices)])
+        _build(self, [value, buffer, *indices], [])
 
     def verify_(self) -> None:
         t = _memref(self, self.buffer, "the buffer")
@@ -548,7 +574,7 @@ class YieldOp(IRDLOperation):
     traits = traits_def(IsTerminator(), Pure())
 
     def __init__(self, values: Sequence[SSAValue] = ()) -> None:
-        super().__init__(operands=[list(values)])
+        _build(self, [*values], [])
 
     def print(self, printer: Printer) -> None:
         if self.values:
@@ -606,15 +632,17 @@ class LoopOp(IRDLOperation):
     ) -> None:
         static = [b if isinstance(b, int) else DYNAMIC for b in bounds]
         dynamic = [b for b in bounds if not isinstance(b, int)]
-        super().__init__(
-            operands=[dynamic, list(inits)],
-            result_types=[[v.type for v in inits]],
-            properties={
+        _build(
+            self,
+            [*dynamic, *inits],
+            [v.type for v in inits],
+            {
                 "static_bounds": ints(static),
                 "steps": ints(steps if steps is not None else [1] * len(bounds)),
                 "iterators": _iterators(tuple(iterators)),
+                "operandSegmentSizes": _segments(len(dynamic), len(inits)),
             },
-            regions=[body],
+            [body],
         )
 
     @property

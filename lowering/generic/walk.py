@@ -17,6 +17,8 @@ new nest), and the producers of a removed op's operands, transitively.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.ir import Operation, Region
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener, RewritePattern
 
@@ -24,13 +26,17 @@ from .effects import Effects
 
 
 class _Sweep:
-    """One pass over the targets: what was removed, and what may have died."""
+    """One pass over the targets: what was removed, inserted, and what may have died."""
 
     def __init__(self, erase_dead: bool) -> None:
         self.removed: set[Operation] = set()
+        self.inserted: list[Operation] = []
         self.maybe_dead: list[Operation] = []
         self.erase_dead = erase_dead
-        self.listener = PatternRewriterListener(operation_removal_handler=[self.on_removal])
+        self.listener = PatternRewriterListener(
+            operation_removal_handler=[self.on_removal],
+            operation_insertion_handler=[self.inserted.append],
+        )
 
     def on_removal(self, op: Operation) -> None:
         if op.regions:
@@ -43,13 +49,18 @@ class _Sweep:
                 if isinstance(owner, Operation):
                     self.maybe_dead.append(owner)
 
-    def collect_dead(self, rewriter: PatternRewriter) -> None:
-        """Erase the ops left dead by the last rewrite, and those they leave dead."""
+    def collect_dead(self, rewriter: PatternRewriter, inserted: list[Operation]) -> None:
+        """Erase the ops left dead by the last rewrite (what it inserted, or moved into
+        what it inserted, and the producers of what it removed), and those they leave
+        dead."""
+        for op in inserted:
+            self.maybe_dead.extend(ops_of_type(op, Operation) if op.regions else [op])
+        effects = Effects()
         while self.maybe_dead:
             op = self.maybe_dead.pop()
             if op in self.removed or op.parent is None:
                 continue
-            if Effects().is_dead(op):
+            if effects.is_dead(op):
                 rewriter.erase(op)
 
 
@@ -90,10 +101,18 @@ def rewrite_each(
     *,
     repeat: bool = False,
     erase_dead: bool = False,
+    revisit: Callable[[list[Operation]], set[Operation]] | None = None,
 ) -> bool:
     """Offer every op of `op_type` under `root` to `pattern` (see the module doc); whether
-    anything changed."""
+    anything changed.
+
+    With `repeat`, a sweep that changed something is followed by another; `revisit`, if
+    given, names from the ops a sweep inserted the ops the next sweep needs to offer (a
+    pattern whose decisions depend only on what is near the ops it changed), else the
+    next sweep offers every op again.
+    """
     changed_any = False
+    only: set[Operation] | None = None
     while True:
         targets = ops_of_type(root, op_type)
         sweep = _Sweep(erase_dead)
@@ -101,17 +120,21 @@ def rewrite_each(
         for op in targets:
             if op in sweep.removed or op.parent is None:
                 continue
-            nested = ops_of_type(op, Operation) if erase_dead else []
+            if only is not None and op not in only:
+                continue
+            start = len(sweep.inserted)
             rewriter = PatternRewriter(op)
             rewriter.extend_from_listener(sweep.listener)
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 changed = True
-                sweep.maybe_dead.extend(nested)
-                sweep.collect_dead(rewriter)
+                if erase_dead:
+                    sweep.collect_dead(rewriter, sweep.inserted[start:])
         changed_any |= changed
         if not (repeat and changed):
             return changed_any
+        if revisit is not None:
+            only = revisit([op for op in sweep.inserted if op.parent is not None])
 
 
 __all__ = ["ops_of_type", "rewrite_each"]

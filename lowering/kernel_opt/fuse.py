@@ -85,6 +85,7 @@ from .analysis import (
     is_scalar_op,
     reads,
     repeats_outside_nests,
+    root,
     static_bound,
     writes,
 )
@@ -456,6 +457,32 @@ class InlineElementwiseProducer(RewritePattern):
         rewriter.erase(p.alloc)
 
 
+def loops_to_revisit(inserted: list[Operation]) -> set[Operation]:
+    """After a sweep, the nests whose fusion it may have changed, from the ops it inserted
+    (inlined bodies, moved or copied into consumers): the nests around them, whose bodies
+    grew, and the producers of the buffers their loads read, whose loads moved into
+    other consumers. Only these are offered again, rather than every nest of the model."""
+    loops: set[Operation] = set()
+    buffers: set[SSAValue] = set()
+    for op in inserted:
+        parent = op.parent_op()
+        while parent is not None and parent not in loops:
+            if isinstance(parent, kernel.LoopOp):
+                loops.add(parent)
+            parent = parent.parent_op()
+        if isinstance(op, kernel.LoadOp):
+            buffer = root(op.buffer)
+            if isinstance(buffer.owner, kernel.AllocOp):  # a producer's (weights have none)
+                buffers.add(buffer)
+    for buffer in buffers:
+        for use in buffer.uses:
+            if isinstance(use.operation, kernel.StoreOp):
+                loop = use.operation.parent_op()
+                if isinstance(loop, kernel.LoopOp):
+                    loops.add(loop)
+    return loops
+
+
 @dataclass(frozen=True)
 class FuseElementwisePass(ModulePass):
     """Fuse elementwise producer nests into the nests that read them."""
@@ -470,6 +497,7 @@ class FuseElementwisePass(ModulePass):
             InlineElementwiseProducer(written={}),
             repeat=True,
             erase_dead=True,
+            revisit=loops_to_revisit,
         )
 
 
