@@ -39,8 +39,10 @@ times the ops of the body, a matmul's multiply-adds) is below `cold_work`
 takes microseconds however well it is compiled, yet costs gcc -O3 as much
 time per line as a hot one (unrolling and vectorizing its short loops). A
 run of such ops of at least `cold_lines` lines is a part of its own, marked
-`RUNG_COLD` (gcc's `cold`: optimized for size, not speed), which gcc builds
-in a quarter of the time; such a run splits `_run` even when it is shorter
+`RUNG_COLD` (gcc's `cold`: optimized for size, not speed, and, with gcc,
+`optimize("O1")`), which gcc builds in a fraction of the time (a 20,000-node
+graph of small ops: 28 s of C compile at -O3 and `cold`, 22 s with -O1 too;
+rung's zoo and bench models have no cold part); such a run splits `_run` even when it is shorter
 than `above_lines`. Shorter runs stay in the parts around them, so a few
 small ops between large ones change nothing.
 """

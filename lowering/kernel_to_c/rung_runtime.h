@@ -35,8 +35,11 @@
 #endif
 
 /* Before a part of `_run` whose ops are too small to gain from optimizing for speed:
- * compiled for size, it builds in a fraction of the time. */
-#if defined(__GNUC__)
+ * compiled for size, and by gcc at -O1 (no unrolling or vectorizing of its short loops),
+ * it builds in a fraction of the time. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define RUNG_COLD __attribute__((cold, optimize("O1")))
+#elif defined(__GNUC__)
 #define RUNG_COLD __attribute__((cold))
 #else
 #define RUNG_COLD
