@@ -132,6 +132,12 @@ def _segments(*sizes: int) -> DenseArrayBase:
 
 
 @functools.lru_cache(maxsize=256)
+def _kinds(iterators: ArrayAttr[StringAttr]) -> tuple[str, ...]:
+    """A loop's dim kinds, read once per distinct attribute (loops ask for them often)."""
+    return tuple(k.data for k in iterators.data)
+
+
+@functools.lru_cache(maxsize=256)
 def _iterators(kinds: tuple[str, ...]) -> ArrayAttr[StringAttr]:
     return ArrayAttr([StringAttr(k) for k in kinds])
 
@@ -647,28 +653,31 @@ class LoopOp(IRDLOperation):
 
     @property
     def rank(self) -> int:
-        return len(self.iterators.data)
+        return len(_kinds(self.properties["iterators"]))  # type: ignore[arg-type]
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        return tuple(k.data for k in self.iterators.data)
+        return _kinds(self.properties["iterators"])  # type: ignore[arg-type]
 
     def bounds(self) -> list[int | SSAValue]:
         """Each dim's bound: a number, or the index value giving it at run time."""
-        dynamic = iter(self.dynamic_bounds)
-        return [next(dynamic) if b == DYNAMIC else b for b in ints_of(self.static_bounds)]
+        static = ints_of(self.properties["static_bounds"])
+        if DYNAMIC not in static:
+            return list(static)
+        dynamic = iter(self.operands)  # the dynamic bounds are the first operands
+        return [next(dynamic) if b == DYNAMIC else b for b in static]
 
     @property
     def step_sizes(self) -> tuple[int, ...]:
-        return ints_of(self.steps)
+        return ints_of(self.properties["steps"])
 
     @property
     def ivs(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.block.args[: self.rank])
+        return tuple(self.regions[0].blocks[0].args[: self.rank])
 
     @property
     def iter_args(self) -> tuple[SSAValue, ...]:
-        return tuple(self.body.block.args[self.rank :])
+        return tuple(self.regions[0].blocks[0].args[self.rank :])
 
     def verify_(self) -> None:
         static = ints_of(self.static_bounds)

@@ -69,14 +69,18 @@ def root(buffer: SSAValue) -> SSAValue:
     this module does not know) is taken to alias its first buffer operand;
     only `kernel.alloc` and `kernel.constant` make new storage.
     """
-    while isinstance(owner := buffer.owner, Operation) and not isinstance(
-        owner, kernel.AllocOp | kernel.ConstantOp
-    ):
+    while True:
+        owner = buffer.owner
+        kind = type(owner)
+        if kind is kernel.ViewOp:  # the common case, first
+            buffer = owner.operands[0]
+            continue
+        if kind is kernel.AllocOp or kind is kernel.ConstantOp or not isinstance(owner, Operation):
+            return buffer
         sources = [v for v in owner.operands if isinstance(v.type, MemRefType)]
         if not sources:
-            break
+            return buffer
         buffer = sources[0]
-    return buffer
 
 
 def _roots(values: Iterable[SSAValue]) -> Roots:
@@ -99,23 +103,61 @@ _STRUCTURAL = (
 def writes(op: Operation) -> Roots | None:
     """The storage `op` (and every op nested in it) may write; None when unknown."""
     found: set[SSAValue] = set()
-    for inner in op.walk():
-        own = _own_writes(inner)
-        if own is None:
-            return None
-        found |= own
+    for inner in _nested(op):
+        kind = type(inner)
+        if kind is kernel.StoreOp:
+            found.add(root(inner.operands[1]))
+        elif kind in _WRITES_NOTHING or _plain_scalar(inner):
+            continue
+        else:
+            own = _own_writes(inner)
+            if own is None:
+                return None
+            found |= own
     return frozenset(found)
 
 
 def reads(op: Operation) -> Roots | None:
     """The storage `op` (and every op nested in it) may read; None when unknown."""
     found: set[SSAValue] = set()
-    for inner in op.walk():
-        own = _own_reads(inner)
-        if own is None:
-            return None
-        found |= own
+    for inner in _nested(op):
+        kind = type(inner)
+        if kind is kernel.LoadOp:
+            found.add(root(inner.operands[0]))
+        elif kind in _READS_NOTHING or _plain_scalar(inner):
+            continue
+        else:
+            own = _own_reads(inner)
+            if own is None:
+                return None
+            found |= own
     return frozenset(found)
+
+
+_COMMON = (kernel.LoopOp, kernel.YieldOp, kernel.AllocOp, kernel.ConstantOp, kernel.ViewOp)
+_READS_NOTHING = frozenset({*_COMMON, kernel.StoreOp, kernel.DeallocOp, kernel.DimOp})
+_WRITES_NOTHING = frozenset({*_COMMON, kernel.LoadOp, kernel.DimOp})
+"""The ops whose own effects `_own_reads` and `_own_writes` find empty, by class: `reads`
+and `writes` ask of every op of a nest, often of every nest of a model."""
+
+
+def _plain_scalar(op: Operation) -> bool:
+    return not op.regions and op.name.startswith(SCALAR_PREFIXES)
+
+
+def _nested(op: Operation) -> list[Operation]:
+    """`op` and the ops nested in it, in `op.walk()`'s order, without a generator per op."""
+    found = [op]
+    for region in op.regions:
+        for block in region.blocks:
+            inner = block.first_op
+            while inner is not None:
+                if inner.regions:
+                    found.extend(_nested(inner))
+                else:
+                    found.append(inner)
+                inner = inner.next_op
+    return found
 
 
 def _own_writes(op: Operation) -> Roots | None:

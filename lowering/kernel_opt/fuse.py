@@ -132,7 +132,7 @@ def _same_size(bound: int | SSAValue, size: int | SSAValue) -> bool:
 
 def as_producer(loop: kernel.LoopOp) -> Producer | None:
     """`loop` seen as an elementwise producer, or None if it is not one."""
-    if loop.inits or any(k != "parallel" for k in loop.kinds):
+    if loop.results or any(k != "parallel" for k in loop.kinds):  # results: iter_args
         return None
     if any(s != 1 for s in loop.step_sizes):
         return None
