@@ -394,7 +394,7 @@ def move_to(p: Producer, load: kernel.LoadOp, rewriter: PatternRewriter) -> None
     ]
     for op in body:
         op.detach()
-        rewriter.insert(op, InsertPoint.before(load))
+    rewriter.insert(body, InsertPoint.before(load))
     for iv, index in zip(ivs, indices, strict=True):
         rewriter.replace_all_uses_with(iv, index)
     rewriter.replace(load, [], [value])
