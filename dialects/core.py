@@ -88,6 +88,18 @@ def _element(t: Attribute) -> Attribute | None:
     return None
 
 
+def ranked_tensor(element: Attribute, shape: Sequence[int]) -> TensorType[Attribute]:
+    """`tensor<shape x element>` (`?` dims as DYNAMIC_INDEX), made once per distinct type:
+    xDSL checks the shape's type on every `TensorType(...)`, and importing or lowering a
+    large model makes tens of thousands of types of a few hundred kinds."""
+    return _ranked_tensor(element, tuple(shape))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _ranked_tensor(element: Attribute, shape: tuple[int, ...]) -> TensorType[Attribute]:
+    return TensorType(element, shape)
+
+
 def ints_of(attr: Attribute | None) -> tuple[int, ...]:
     """The numbers of an `array<i64: ...>` property (none when it is absent)."""
     if attr is None:
@@ -1589,6 +1601,12 @@ CORE_TYPES: tuple[type[ParametrizedAttribute], ...] = (ListType, OptionalType)
 
 Core = Dialect("core", list(CORE_OPS), list(CORE_TYPES))
 
-__all__ = ["CORE_OPS", "CORE_TYPES", "Core", "ListType", "OptionalType", "ints"] + [
-    op.__name__ for op in CORE_OPS
-]
+__all__ = [
+    "CORE_OPS",
+    "CORE_TYPES",
+    "Core",
+    "ListType",
+    "OptionalType",
+    "ints",
+    "ranked_tensor",
+] + [op.__name__ for op in CORE_OPS]

@@ -29,6 +29,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from rung.dialects import core
 from rung.dialects.onnx import (
     MapType,
     OptType,
@@ -62,7 +63,7 @@ def element_type(code: int, where: str) -> Attribute:
 def tensor_type(elem: Attribute, dims: list[int | None] | None) -> Attribute:
     if dims is None:
         return UnrankedTensorType(elem)
-    return TensorType(elem, [DYNAMIC if d is None else d for d in dims])
+    return core.ranked_tensor(elem, [DYNAMIC if d is None else d for d in dims])
 
 
 def shape_of(tp: TypeProto.Tensor) -> tuple[list[int | None] | None, list[str]]:

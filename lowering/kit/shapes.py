@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, IntegerType, TensorType
 from xdsl.ir import Attribute, SSAValue
 
+from rung.dialects import core
 from rung.dialects.dtypes import i32, i64
 
 from .errors import LoweringError
@@ -28,7 +29,7 @@ def shape_of_type(t: Attribute) -> tuple[int, ...] | None:
 
 def tensor(element: Attribute, shape: Sequence[int]) -> TensorType:
     """A ranked tensor type; -1 in `shape` is a `?` dim."""
-    return TensorType(element, [DYNAMIC_INDEX if d < 0 else d for d in shape])
+    return core.ranked_tensor(element, [DYNAMIC_INDEX if d < 0 else d for d in shape])
 
 
 def is_static(t: Attribute) -> bool:
