@@ -38,8 +38,8 @@ Why these choices:
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -968,6 +968,54 @@ Kernel = Dialect(
     ],
     list(VALUE_TYPES),
 )
+
+
+def _operand_views() -> None:
+    """Read the operands of the hot ops by position.
+
+    IRDL's generic accessors (`op.indices`, `op.buffer`, ...) work out each operand
+    group's place from the op definition at every call; the kernel passes ask them
+    hundreds of thousands of times on a large model. These ops have at most one
+    variadic group (a loop's two groups are sized by its static bounds), so each
+    accessor is a slice of `operands`. The op definitions, built when the classes
+    were, still verify every op.
+    """
+    views: dict[type[IRDLOperation], dict[str, Callable[[Any], Any]]] = {
+        LoadOp: {
+            "buffer": lambda op: op.operands[0],
+            "indices": lambda op: op.operands[1:],
+            "result": lambda op: op.results[0],
+        },
+        StoreOp: {
+            "value": lambda op: op.operands[0],
+            "buffer": lambda op: op.operands[1],
+            "indices": lambda op: op.operands[2:],
+        },
+        ViewOp: {
+            "source": lambda op: op.operands[0],
+            "dynamic_sizes": lambda op: op.operands[1:],
+            "result": lambda op: op.results[0],
+        },
+        AllocOp: {"dynamic_sizes": lambda op: op.operands[0:], "result": lambda op: op.results[0]},
+        LoopOp: {
+            "dynamic_bounds": lambda op: op.operands[: _dynamic_count(op)],
+            "inits": lambda op: op.operands[_dynamic_count(op) :],
+            "results_": lambda op: op.results[0:],
+            "body": lambda op: op.regions[0],
+        },
+    }
+    for cls, accessors in views.items():
+        for name, get in accessors.items():
+            assert name in vars(cls), f"{cls.__name__} has no {name}"
+            setattr(cls, name, property(get))
+
+
+def _dynamic_count(loop: LoopOp) -> int:
+    return ints_of(loop.properties["static_bounds"]).count(DYNAMIC)
+
+
+_operand_views()
+
 
 __all__ = [
     "memref_type",
