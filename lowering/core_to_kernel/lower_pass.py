@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from rung.dialects import core
+from rung.lowering.generic.walk import ops_of_type
 from rung.lowering.kit.progress import OpCounter
 
 from .builder import KernelBuilder, KernelLoweringError
@@ -50,7 +51,7 @@ def _problems(func: FuncOp, module: ModuleOp) -> list[str]:
             kernel_type_of(arg.type)
         except KernelLoweringError as err:
             lines.append(f"function '{func.sym_name.data}' argument #{arg.index}: {err.message}")
-    for op in func.walk():
+    for op in ops_of_type(func, Operation):
         if op is func or isinstance(op, ReturnOp | core.YieldOp):
             continue
         if lowering_for(op) is None:
@@ -107,7 +108,7 @@ def _locate_allocations(block: Block, last: Operation | None, op: Operation) -> 
         return
     new = block.first_op if last is None else last.next_op
     while new is not None:
-        for inner in new.walk():
+        for inner in ops_of_type(new, Operation):
             if isinstance(inner.location, UnknownLoc):
                 inner.location = op.location
         new = new.next_op

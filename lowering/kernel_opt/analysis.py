@@ -299,7 +299,7 @@ def ops_between(first: Operation, last: Operation) -> Iterator[Operation]:
 def body_ops(loop: kernel.LoopOp) -> Iterator[Operation]:
     """Every op inside the nest's body, nested ones included (the yield too)."""
     for op in loop.body.block.ops:
-        yield from op.walk()
+        yield from _nested(op)
 
 
 # ---- index expressions ---------------------------------------------------------------------------
@@ -416,7 +416,7 @@ def loop_work(loop: kernel.LoopOp) -> int | None:
                 return None
             per += inner
         elif not isinstance(op, kernel.YieldOp | arith.ConstantOp):
-            per += sum(1 for _ in op.walk())
+            per += len(_nested(op))
     return iterations * max(per, 1)
 
 

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import ops_of_type
 
 
 def _only_written(alloc: kernel.AllocOp) -> bool:
@@ -34,7 +35,7 @@ class DropDeadBuffersPass(ModulePass):
         changed = True
         while changed:
             changed = False
-            for alloc in [o for o in op.walk() if isinstance(o, kernel.AllocOp)]:
+            for alloc in ops_of_type(op, kernel.AllocOp):
                 if alloc.result.uses and not _only_written(alloc):
                     continue
                 for use in list(alloc.result.uses):

@@ -49,7 +49,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
-from rung.lowering.generic.walk import rewrite_each
+from rung.lowering.generic.walk import ops_of_type, rewrite_each
 
 from .analysis import conflicts, ops_between, reads, root, writes
 from .fuse import FoldDimOfAlloc, Producer, as_producer, buffer_dims
@@ -78,7 +78,7 @@ def _sole_store(loop: kernel.LoopOp) -> kernel.StoreOp | None:
         return None
     if any(s != 1 for s in loop.step_sizes):
         return None
-    stores = [op for op in loop.walk() if isinstance(op, kernel.StoreOp)]
+    stores = ops_of_type(loop, kernel.StoreOp)
     if len(stores) != 1:
         return None
     store = stores[0]
@@ -124,7 +124,7 @@ def _hoisted(p: kernel.LoopOp, c: kernel.LoopOp) -> list[Operation] | None:
     between = list(ops_between(p, c))[:-1]
     position = {op: i for i, op in enumerate(between)}
     needed: set[Operation] = set()
-    pending = [v for op in c.walk() for v in op.operands]
+    pending = [v for op in ops_of_type(c, Operation) for v in op.operands]
     while pending:
         v = pending.pop()
         owner = v.owner

@@ -63,6 +63,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from rung.dialects import kernel
+from rung.lowering.generic.walk import ops_of_type
 from rung.lowering.kit.errors import LoweringError
 
 ALIGN = 64
@@ -326,7 +327,9 @@ def _node(op: Operation) -> str:
 def plan_function(func: FuncOp, reuse: bool = True, arena: bool = True) -> None:
     """Plan `func`'s buffers; with `arena` False (a callee) every buffer stays on the heap."""
     body = func.body.block
-    nested = [b for op in body.walk() for region in op.regions for b in region.blocks]
+    nested = [
+        b for op in ops_of_type(func, Operation) for region in op.regions for b in region.blocks
+    ][1:]  # the body's own block comes first: `func` is the first op
     for block in nested:
         for op in block.ops:
             if isinstance(op, kernel.AllocOp):
@@ -378,8 +381,8 @@ class PlanMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         called = {
             call.callee.root_reference.data
-            for call in op.walk()
-            if isinstance(call, FuncCallOp) and isinstance(call.callee, SymbolRefAttr)
+            for call in ops_of_type(op, FuncCallOp)
+            if isinstance(call.callee, SymbolRefAttr)
         }
         for func in op.body.block.ops:
             if isinstance(func, FuncOp) and func.body.blocks:
