@@ -548,7 +548,7 @@ register_pipeline(
 )
 register_pipeline(
     "core-to-kernel",
-    "core-prune-conv-taps,dce,convert-core-to-kernel,kernel-drop-dead-buffers,"
+    "core-prune-conv-taps,dce,convert-core-to-kernel,"
     "optimize-kernel,kernel-plan-memory",
     "lower the core dialect to the kernel dialect: buffers, optimized loop nests, a memory plan",
 )

@@ -56,13 +56,17 @@ def _models() -> dict[str, Callable[[], onnx.ModelProto]]:
 MODELS = _models()
 
 
-def _stage(model: onnx.ModelProto, stage: str) -> ModuleOp:
+FUSED = "kernel-fuse-elementwise,kernel-fuse-epilogue,kernel-drop-dead-buffers"
+
+
+def _stage(model: onnx.ModelProto, stage: str, kernel_passes: str = FUSED) -> ModuleOp:
     """The module as `cse` first sees it on the way to `stage` ("core" or "kernel"): the
-    stage's pipeline, stopped before its `cse`."""
+    stage's pipeline, stopped before its `cse` (at kernel, `kernel_passes` after the
+    conversion)."""
     core = (
         "convert-onnx-to-core,convert-torch-to-core,core-fold-constants,core-hoist-loop-invariants"
     )
-    kernel = "core-prune-conv-taps,dce,convert-core-to-kernel,kernel-drop-dead-buffers"
+    kernel = f"core-prune-conv-taps,dce,convert-core-to-kernel,{kernel_passes}".rstrip(",")
     module = import_model(model)
     if stage == "kernel":
         module = lower(module, "core")
@@ -98,9 +102,7 @@ def test_rewrite_each_matches_the_walker() -> None:
 
     from rung.lowering.kernel_opt import coalesce, epilogue, fuse, interchange, parallelize
 
-    module = _stage(MODELS["chain"](), "kernel")
-    eliminate_common_subexpressions(module)
-    eliminate_dead_code(module.body)
+    module = _stage(MODELS["chain"](), "kernel", kernel_passes="")
     before = _text(module)
     theirs = module.clone()
     ctx = context()
