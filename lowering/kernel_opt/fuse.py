@@ -137,11 +137,17 @@ def as_producer(loop: kernel.LoopOp) -> Producer | None:
     if any(s != 1 for s in loop.step_sizes):
         return None
     stores = []
+    scalar = []
     for op in loop.body.block.ops:
-        if isinstance(op, kernel.StoreOp):
+        kind = type(op)
+        if kind is kernel.StoreOp:
             stores.append(op)
-        elif not (isinstance(op, kernel.LoadOp | kernel.YieldOp) or is_scalar_op(op)):
+        elif kind is kernel.LoadOp or kind is kernel.YieldOp:
+            continue
+        elif not is_scalar_op(op):
             return None
+        elif not is_constant(op):
+            scalar.append(op)
     if len(stores) != 1:
         return None
     store = stores[0]
@@ -155,7 +161,6 @@ def as_producer(loop: kernel.LoopOp) -> Producer | None:
     read = reads(loop)
     if read is None or alloc.result in read:
         return None
-    scalar = [op for op in loop.body.block.ops if is_scalar_op(op) and not is_constant(op)]
     cheap = len(scalar) <= CHEAP_OPS and not any(is_expensive(op) for op in scalar)
     return Producer(loop, store, alloc, read, len(scalar), cheap)
 
