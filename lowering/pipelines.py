@@ -548,8 +548,7 @@ register_pipeline(
 )
 register_pipeline(
     "core-to-kernel",
-    "core-prune-conv-taps,dce,convert-core-to-kernel,"
-    "optimize-kernel,kernel-plan-memory",
+    "core-prune-conv-taps,dce,convert-core-to-kernel,optimize-kernel,kernel-plan-memory",
     "lower the core dialect to the kernel dialect: buffers, optimized loop nests, a memory plan",
 )
 register_pipeline(

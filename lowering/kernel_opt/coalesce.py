@@ -113,7 +113,13 @@ def _storage(buffer: SSAValue) -> SSAValue:
 
 def mergeable_dim(loop: kernel.LoopOp) -> int | None:
     """The outer dim of the innermost pair of `loop`'s dims that can merge, if any."""
-    if loop.inits:
+    found = _mergeable(loop)
+    return None if found is None else found[0]
+
+
+def _mergeable(loop: kernel.LoopOp) -> tuple[int, list[tuple[Access, int]]] | None:
+    """`mergeable_dim`, with the accesses that merging it rewrites."""
+    if loop.results:  # iter_args
         return None
     bounds, kinds, steps = loop.bounds(), loop.kinds, loop.step_sizes
     for d in reversed(range(loop.rank - 1)):
@@ -122,15 +128,23 @@ def mergeable_dim(loop: kernel.LoopOp) -> int | None:
             continue
         if not all(isinstance(bounds[i], int) for i in pair):
             continue
-        if _mergeable_accesses(loop, d) is not None:
-            return d
+        accesses = _mergeable_accesses(loop, d)
+        if accesses is not None:
+            return d, accesses
     return None
 
 
-def merge_dims(loop: kernel.LoopOp, d: int, rewriter: PatternRewriter) -> kernel.LoopOp:
+def merge_dims(
+    loop: kernel.LoopOp,
+    d: int,
+    rewriter: PatternRewriter,
+    accesses: list[tuple[Access, int]] | None = None,
+) -> kernel.LoopOp:
     """`loop` with dims d and d + 1 as one (see the module doc); views of its buffers go
-    before it. The caller puts the result in `loop`'s place."""
-    accesses = _mergeable_accesses(loop, d)
+    before it. The caller puts the result in `loop`'s place. `accesses`, if given, are
+    `_mergeable_accesses(loop, d)`, already found."""
+    if accesses is None:
+        accesses = _mergeable_accesses(loop, d)
     assert accesses is not None
     bounds, kinds, steps = loop.bounds(), loop.kinds, loop.step_sizes
     outer_bound, inner_bound = bounds[d], bounds[d + 1]
@@ -140,24 +154,27 @@ def merge_dims(loop: kernel.LoopOp, d: int, rewriter: PatternRewriter) -> kernel
     outer_iv, inner_iv = loop.ivs[d], loop.ivs[d + 1]
     views: dict[tuple[SSAValue, int], SSAValue] = {}
     for op, p in accesses:
-        key = (op.buffer, p)
+        buffer = op.buffer
+        key = (buffer, p)
         if key not in views:
-            t = op.buffer.type
+            t = buffer.type
             assert isinstance(t, MemRefType)
             shape = list(t.get_shape())
             shape[p : p + 2] = [shape[p] * shape[p + 1]]
-            view = kernel.ViewOp(_storage(op.buffer), kernel.memref_type(t.element_type, shape), [])
-            outer = _outermost(loop, op.buffer)
+            view = kernel.ViewOp(_storage(buffer), kernel.memref_type(t.element_type, shape), [])
+            outer = _outermost(loop, buffer)
             assert outer is not None
             rewriter.insert(view, InsertPoint.before(outer))
             views[key] = view.result
         indices = list(op.indices)
         indices[p : p + 2] = [merged]
+        # The access keeps its result (a load's element type is the view's): only its
+        # operands change, in place.
         if isinstance(op, kernel.LoadOp):
-            new: Access = kernel.LoadOp(views[key], indices)
+            op.operands = [views[key], *indices]
         else:
-            new = kernel.StoreOp(op.value, views[key], indices)
-        rewriter.replace(op, new)
+            op.operands = [op.value, views[key], *indices]
+        rewriter.notify_op_modified(op)
     assert not outer_iv.uses and not inner_iv.uses
     for buffer, _ in views:  # an earlier merge's view, now read through a view of its own
         if isinstance(buffer.owner, kernel.ViewOp) and not buffer.uses:
@@ -179,8 +196,8 @@ class CoalesceDims(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
         current = op
-        while (d := mergeable_dim(current)) is not None:
-            new = merge_dims(current, d, rewriter)
+        while (found := _mergeable(current)) is not None:
+            new = merge_dims(current, found[0], rewriter, found[1])
             rewriter.replace(current, new, new.results)
             current = new
 
