@@ -68,37 +68,43 @@ class DropUnitDims(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
-        trips = trip_counts(op)
-        keep = [d for d in range(op.rank) if trips[d] != 1] or [op.rank - 1]
-        if len(keep) == op.rank:
-            return
-        block = op.body.block
-        new_block = Block(arg_types=[IndexType()] * len(keep) + [a.type for a in op.iter_args])
-        kept = iter(new_block.args[: len(keep)])
-        for d, arg in enumerate(op.ivs):
-            if d in keep:
-                arg.replace_all_uses_with(next(kept))
-            elif arg.uses:
-                zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-                rewriter.insert(zero, InsertPoint.before(op))
-                arg.replace_all_uses_with(zero.result)
-        for old, new in zip(op.iter_args, new_block.args[len(keep) :], strict=True):
-            old.replace_all_uses_with(new)
-        for inner in list(block.ops):
-            inner.detach()
-            new_block.add_op(inner)
-        bounds, kinds, steps = op.bounds(), op.kinds, op.step_sizes
-        new = kernel.LoopOp(
-            [bounds[d] for d in keep],
-            [kinds[d] for d in keep],
-            Region(new_block),
-            inits=list(op.inits),
-            steps=[steps[d] for d in keep],
-        )
-        if op.omp is not None and new.kinds[0] == "parallel":
-            new.properties["omp"] = op.omp
-        new.attributes.update(op.attributes)
-        rewriter.replace(op, new, new.results)
+        drop_unit_dims(op, rewriter)
+
+
+def drop_unit_dims(op: kernel.LoopOp, rewriter: PatternRewriter) -> kernel.LoopOp:
+    """`DropUnitDims` on `op`: the nest in its place (`op` itself if nothing changed)."""
+    trips = trip_counts(op)
+    keep = [d for d in range(op.rank) if trips[d] != 1] or [op.rank - 1]
+    if len(keep) == op.rank:
+        return op
+    block = op.body.block
+    new_block = Block(arg_types=[IndexType()] * len(keep) + [a.type for a in op.iter_args])
+    kept = iter(new_block.args[: len(keep)])
+    for d, arg in enumerate(op.ivs):
+        if d in keep:
+            arg.replace_all_uses_with(next(kept))
+        elif arg.uses:
+            zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+            rewriter.insert(zero, InsertPoint.before(op))
+            arg.replace_all_uses_with(zero.result)
+    for old, new in zip(op.iter_args, new_block.args[len(keep) :], strict=True):
+        old.replace_all_uses_with(new)
+    for inner in list(block.ops):
+        inner.detach()
+        new_block.add_op(inner)
+    bounds, kinds, steps = op.bounds(), op.kinds, op.step_sizes
+    new = kernel.LoopOp(
+        [bounds[d] for d in keep],
+        [kinds[d] for d in keep],
+        Region(new_block),
+        inits=list(op.inits),
+        steps=[steps[d] for d in keep],
+    )
+    if op.omp is not None and new.kinds[0] == "parallel":
+        new.properties["omp"] = op.omp
+    new.attributes.update(op.attributes)
+    rewriter.replace(op, new, new.results)
+    return new
 
 
 def parallel_dim_to_hoist(loop: kernel.LoopOp) -> int | None:
@@ -122,12 +128,18 @@ class HoistParallelDim(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
-        d = parallel_dim_to_hoist(op)
-        if d is None:
-            return
-        order = [d, *(i for i in range(op.rank) if i != d)]
-        new = permute(op, order)
-        rewriter.replace(op, new, new.results)
+        hoist_parallel_dim(op, rewriter)
+
+
+def hoist_parallel_dim(op: kernel.LoopOp, rewriter: PatternRewriter) -> kernel.LoopOp:
+    """`HoistParallelDim` on `op`: the nest in its place (`op` itself if nothing changed)."""
+    d = parallel_dim_to_hoist(op)
+    if d is None:
+        return op
+    order = [d, *(i for i in range(op.rank) if i != d)]
+    new = permute(op, order)
+    rewriter.replace(op, new, new.results)
+    return new
 
 
 def worth_threads(loop: kernel.LoopOp) -> bool:
@@ -157,9 +169,19 @@ class ParallelizePass(ModulePass):
     name = "kernel-parallelize"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrite_each(op, kernel.LoopOp, DropUnitDims())
-        rewrite_each(op, kernel.LoopOp, HoistParallelDim())
-        rewrite_each(op, kernel.LoopOp, MarkParallelLoop())
+        rewrite_each(op, kernel.LoopOp, ParallelizeNest())
+
+
+class ParallelizeNest(RewritePattern):
+    """`DropUnitDims`, then `HoistParallelDim` and `MarkParallelLoop`, on one nest: the
+    last two look only at top-level nests, which come before the nests they hold, and
+    whose work and shape do not change when an inner nest drops a dim that runs once;
+    so one sweep gives what a sweep of each pattern in turn gave."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: kernel.LoopOp, rewriter: PatternRewriter) -> None:
+        nest = hoist_parallel_dim(drop_unit_dims(op, rewriter), rewriter)
+        MarkParallelLoop().match_and_rewrite(nest, rewriter)
 
 
 __all__ = [
@@ -167,6 +189,7 @@ __all__ = [
     "DropUnitDims",
     "HoistParallelDim",
     "MarkParallelLoop",
+    "ParallelizeNest",
     "ParallelizePass",
     "parallel_dim_to_hoist",
     "worth_threads",
