@@ -104,15 +104,22 @@ def ints_of(attr: Attribute | None) -> tuple[int, ...]:
     """The numbers of an `array<i64: ...>` property (none when it is absent)."""
     if attr is None:
         return ()
+    hit = _DECODED.get(id(attr))
+    if hit is not None and hit[0] is attr:
+        return hit[1]
     assert isinstance(attr, DenseArrayBase)
-    return _ints_of(attr)
+    value = tuple(int(v) for v in attr.get_values())
+    if len(_DECODED) >= 1 << 16:
+        _DECODED.clear()
+    _DECODED[id(attr)] = (attr, value)
+    return value
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _ints_of(attr: DenseArrayBase) -> tuple[int, ...]:
-    """Attributes are immutable, and a few thousand distinct ones name every loop's bounds
-    in a large model: each is decoded once, not at every question about its loop."""
-    return tuple(int(v) for v in attr.get_values())
+_DECODED: dict[int, tuple[Attribute, tuple[int, ...]]] = {}
+"""The numbers of the `array<i64>` attributes decoded so far, by identity: attributes are
+immutable, `ints` makes one per distinct list, and the passes ask a loop's bounds many
+times, so each is decoded once. Keyed by `id` (an attribute's hash walks its bytes), with
+the attribute kept, so that its id is not reused while it is in the table."""
 
 
 def ints(values: Sequence[int]) -> DenseArrayBase:

@@ -131,10 +131,20 @@ def _segments(*sizes: int) -> DenseArrayBase:
     return DenseArrayBase.from_list(i32, list(sizes))
 
 
-@functools.lru_cache(maxsize=256)
 def _kinds(iterators: ArrayAttr[StringAttr]) -> tuple[str, ...]:
-    """A loop's dim kinds, read once per distinct attribute (loops ask for them often)."""
-    return tuple(k.data for k in iterators.data)
+    """A loop's dim kinds, read once per distinct attribute (loops ask for them often; see
+    `core.ints_of` for why by identity)."""
+    hit = _KINDS.get(id(iterators))
+    if hit is not None and hit[0] is iterators:
+        return hit[1]
+    kinds = tuple(k.data for k in iterators.data)
+    if len(_KINDS) >= 1 << 12:
+        _KINDS.clear()
+    _KINDS[id(iterators)] = (iterators, kinds)
+    return kinds
+
+
+_KINDS: dict[int, tuple[ArrayAttr[StringAttr], tuple[str, ...]]] = {}
 
 
 @functools.lru_cache(maxsize=256)
