@@ -5,15 +5,14 @@ parallel."""
 from __future__ import annotations
 
 import gc
-import importlib.util
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
+from onnx_cases import graph_size_bench
 from xdsl.dialects.builtin import ModuleOp
 
 from rung.dialects import parse_module
@@ -21,15 +20,6 @@ from rung.lowering.kernel_to_c import CProgram, generate_c
 from rung.lowering.kernel_to_c.outline import Outlining
 from rung.runtime import native
 from rung.runtime.collection import FULL_COLLECTIONS_EVERY, rare_full_collections
-
-
-def _graph_size() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "graph_size.py"
-    spec = importlib.util.spec_from_file_location("graph_size", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_thresholds_are_restored_once_the_last_compilation_ends() -> None:
@@ -89,7 +79,7 @@ def full_collections(work: Callable[[], object]) -> int:
 def test_compiling_a_model_runs_no_full_collection(tmp_path: Path) -> None:
     """A model of 600 nodes made enough objects for three full collections (each a scan
     of everything, their time growing as the square of the model's size)."""
-    model = _graph_size().build_model(600)
+    model = graph_size_bench().build_model(600)
     assert (
         full_collections(lambda: native.compile_model(model, tmp_path / "out", emit_only=True)) == 0
     )
@@ -100,7 +90,7 @@ def test_lowering_a_model_runs_no_full_collection() -> None:
     from rung.importers.onnx import import_model
     from rung.runtime.levels import lower
 
-    module = import_model(_graph_size().build_model(600))
+    module = import_model(graph_size_bench().build_model(600))
     assert full_collections(lambda: lower(module, "kernel")) == 0
 
 

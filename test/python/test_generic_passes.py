@@ -9,14 +9,11 @@ modules must be equal.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 
 import onnx
 import pytest
-from onnx_cases import light_models, node_cases
+from onnx_cases import graph_size_bench, light_models, node_cases
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.common_subexpression_elimination import cse as xdsl_cse
 from xdsl.transforms.dead_code_elimination import region_dce
@@ -29,18 +26,9 @@ from rung.lowering.pipelines import pipeline_options
 from rung.runtime.levels import lower
 
 
-def _graph_size() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "graph_size.py"
-    spec = importlib.util.spec_from_file_location("graph_size", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _models() -> dict[str, Callable[[], onnx.ModelProto]]:
     found: dict[str, Callable[[], onnx.ModelProto]] = {
-        "chain": lambda: _graph_size().build_model(120),
+        "chain": lambda: graph_size_bench().build_model(120),
     }
     for path in light_models()[:3]:
         found[path.stem] = lambda path=path: onnx.load(str(path))

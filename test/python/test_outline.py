@@ -3,15 +3,13 @@ errors and heap as one function, and small models' C unchanged."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
+from onnx_cases import graph_size_bench
 from xdsl.dialects.builtin import ModuleOp
 
 from rung.dialects import parse_module
@@ -134,19 +132,10 @@ def test_parts_leave_nothing_behind(flag: bool) -> None:
 # ---- a model of hundreds of nodes, through InferenceSession ---------------------------------
 
 
-def _graph_size() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "graph_size.py"
-    spec = importlib.util.spec_from_file_location("graph_size", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def chain_with_top_k(nodes: int) -> onnx.ModelProto:
     """bench/graph_size's chain of blocks, then TopK with K from an input: its run-time
     check of K comes last, in a part of its own."""
-    model = _graph_size().build_model(nodes)
+    model = graph_size_bench().build_model(nodes)
     g = model.graph
     y = g.output[0].name
     g.input.append(helper.make_tensor_value_info("k", TensorProto.INT64, [1]))
