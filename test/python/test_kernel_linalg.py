@@ -519,6 +519,18 @@ POOL = [
         [rand(2, 2, 9, 9)],
         {"kernel_shape": [2, 2], "dilations": [2, 3], "pads": [1, 0, 0, 1]},
     ),
+    Case(
+        "max_2x2_s2",  # a small CNN's pool: windows that tile the input, no copy
+        "MaxPool",
+        [rand(1, 4, 16, 16)],
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    Case(
+        "max_ceil_pads",  # the last windows reach past the input by less than pad_high
+        "MaxPool",
+        [rand(1, 2, 10, 9)],
+        {"kernel_shape": [3, 3], "strides": [3, 2], "pads": [0, 1, 2, 1], "ceil_mode": 1},
+    ),
     Case("max_1d", "MaxPool", [rand(2, 3, 11)], {"kernel_shape": [3], "strides": [2]}),
     Case("max_3d", "MaxPool", [rand(1, 2, 5, 4, 6)], {"kernel_shape": [2, 2, 3]}),
     Case(
@@ -545,6 +557,18 @@ POOL = [
         "AveragePool",
         [rand(2, 2, 9, 8)],
         {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1},
+    ),
+    Case(
+        "avg_ceil_pads_include",
+        "AveragePool",
+        [rand(1, 2, 10, 9)],
+        {
+            "kernel_shape": [3, 3],
+            "strides": [3, 2],
+            "pads": [0, 1, 2, 1],
+            "ceil_mode": 1,
+            "count_include_pad": 1,
+        },
     ),
     Case(
         "avg_dilated",

@@ -1,7 +1,6 @@
 """Nests that share their work among OpenMP threads give onnxruntime's results on 1, 2 and 3
-threads: a max pool written per window offset, whose channel dim `kernel-parallelize` moves
-outermost, and the im2col of a 3-channel image, whose nest is collapsed so that its three
-channels do not split 2:1."""
+threads: a max pool reducing each output point's window, its channels shared among the
+threads, and the im2col of a 3-channel image, which the runtime shares out itself."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def conv_pool_model() -> onnx.ModelProto:
-    """Conv 3 -> 32 channels (im2col), ReLU, max pool 2x2 stride 2 (per window offset)."""
+    """Conv 3 -> 32 channels (im2col), ReLU, max pool 2x2 stride 2."""
     rng = np.random.default_rng(0)
     w = numpy_helper.from_array(rng.standard_normal((32, 3, 3, 3)).astype(np.float32), "w")
     b = numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "b")
@@ -49,15 +48,18 @@ def test_the_pool_runs_on_threads_and_the_im2col_is_the_runtime_s() -> None:
     module = lower(load_module(conv_pool_model()), "kernel")
     source = generate_c(module, "model").source
     assert source.count("rung_im2col_float(") == 1, source
-    # The pool: its channels (32) outermost and shared, ahead of its window offsets (2, 2).
+    # The pool: its channels (32) outermost and shared, then its output points (48 x 48),
+    # each reducing its window (2 x 2), which gcc is asked to unroll.
     lines = source.splitlines()
     pool = [
         i
-        for i, line in enumerate(lines[:-2])
+        for i, line in enumerate(lines[:-5])
         if "#pragma omp parallel for" in line
         and "< 32;" in lines[i + 1]
-        and "< 2;" in lines[i + 2]
-        and "< 2;" in lines[i + 3]
+        and "< 48;" in lines[i + 2]
+        and "< 48;" in lines[i + 3]
+        and "#pragma GCC unroll" in lines[i + 5]
+        and "< 2;" in lines[i + 6]
     ]
     assert len(pool) == 1, source
 
