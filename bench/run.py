@@ -830,7 +830,8 @@ def render_compile(records: Sequence[Record]) -> list[str]:
         "## Compile time (seconds, fresh compiler cache)",
         "",
         "OpenVINO: `read_model` and `compile_model` of the same ONNX bytes, at the first thread "
-        "count. Runtime object: rung's prebuilt microkernels (GEMM, im2col, convolutions by "
+        "count. Runtime object: rung's prebuilt microkernels (GEMM and its epilogues, im2col, "
+        "convolutions by "
         "blocks of rows, depthwise convolutions), compiled once per "
         "machine, compiler and flags and then cached; its one-time build, in each model's fresh "
         "cache, is shown apart and is not in the total.",

@@ -38,6 +38,7 @@ Why these choices:
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -65,7 +66,6 @@ from xdsl.irdl import (
     BaseAttr,
     EqAttrConstraint,
     IRDLOperation,
-    ParsePropInAttrDict,
     VarConstraint,
     irdl_op_definition,
     operand_def,
@@ -838,6 +838,19 @@ class MatmulOp(IRDLOperation):
     Gemm's transB, or K^T in attention), and read that way rather than being
     transposed into a buffer first. It is implemented by a packed,
     register-blocked microkernel in the C runtime (`rung_gemm.h`).
+
+    An `epilogue` (batch 1 only) then updates each element `x = out[0, i, j]`,
+    one step after another, each with its own f32 buffer of `epilogue_args`:
+    `x = x <op> v` (`add`, `mul`, `sub`, `div`, `max`, `min`: `arith.addf` ...
+    `arith.maximumf`, `arith.minimumf`) or, for `rsub`, `rdiv`, `rmax`, `rmin`,
+    `v <op> x`, with `v` read per row (`:row`, M elements, `v[i]`), per column
+    (`:col`, N elements), per element (`:full`, M x N elements, `out`'s own
+    layout) or once (`:scalar`, one element). The microkernel applies it to each
+    tile of `out` while the tile is in cache (`kernel-fuse-matmul-epilogue`):
+
+        kernel.matmul %a, %b, %c epilogue ["mul:row" %s, "max:scalar" %zero]
+            : memref<1x64x32xf32>, memref<1x32x784xf32>, memref<1x64x784xf32>,
+              memref<64xf32>, memref<f32>
     """
 
     name = "kernel.matmul"
@@ -845,12 +858,18 @@ class MatmulOp(IRDLOperation):
     lhs = operand_def(MemRefType)
     rhs = operand_def(MemRefType)
     out = operand_def(MemRefType)
+    epilogue_args = var_operand_def(MemRefType)
     accumulate = opt_prop_def(UnitAttr)
     transpose_rhs = opt_prop_def(UnitAttr)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = (
-        "$lhs `,` $rhs `,` $out attr-dict `:` type($lhs) `,` type($rhs) `,` type($out)"
-    )
+    epilogue = opt_prop_def(ArrayAttr[StringAttr])
+
+    EPILOGUE_OPS: ClassVar[tuple[str, ...]] = (
+        "add", "mul", "sub", "rsub", "div", "rdiv", "max", "rmax", "min", "rmin",
+    )  # fmt: skip
+    """In the order of the C runtime's `RUNG_EP_*` step codes."""
+    EPILOGUE_INDEX: ClassVar[tuple[str, ...]] = ("scalar", "row", "col", "full")
+    EPILOGUE_STEPS: ClassVar[int] = 8
+    """`RUNG_EP_STEPS` of `rung_gemm.h`."""
 
     def __init__(
         self,
@@ -859,13 +878,74 @@ class MatmulOp(IRDLOperation):
         out: SSAValue,
         accumulate: bool = False,
         transpose_rhs: bool = False,
+        epilogue: Sequence[tuple[str, SSAValue]] = (),
     ) -> None:
         props: dict[str, Attribute] = {}
         if accumulate:
             props["accumulate"] = UnitAttr()
         if transpose_rhs:
             props["transpose_rhs"] = UnitAttr()
-        super().__init__(operands=[lhs, rhs, out], properties=props)
+        if epilogue:
+            props["epilogue"] = ArrayAttr([StringAttr(step) for step, _ in epilogue])
+        super().__init__(operands=[lhs, rhs, out, [v for _, v in epilogue]], properties=props)
+
+    def steps(self) -> list[tuple[str, str]]:
+        """The epilogue's steps as (op, index kind) pairs."""
+        if self.epilogue is None:
+            return []
+        return [tuple(s.data.split(":", 1)) for s in self.epilogue.data]  # type: ignore[misc]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.lhs, self.rhs, self.out], printer.print_ssa_value)
+        steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
+        if steps:
+            printer.print_string(" epilogue [")
+            for i, (step, v) in enumerate(zip(steps, self.epilogue_args, strict=True)):
+                printer.print_string(", " if i else "")
+                printer.print_string(f'"{step}" ')
+                printer.print_ssa_value(v)
+            printer.print_string("]")
+        flags = {k: v for k, v in self.properties.items() if k in ("accumulate", "transpose_rhs")}
+        if flags or self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict({**flags, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.operands], printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MatmulOp:
+        names = parser.parse_comma_separated_list(
+            parser.Delimiter.NONE, parser.parse_unresolved_operand
+        )
+        steps: list[tuple[str, UnresolvedOperand]] = []
+        if parser.parse_optional_keyword("epilogue") is not None:
+
+            def step() -> tuple[str, UnresolvedOperand]:
+                return parser.parse_str_literal(), parser.parse_unresolved_operand()
+
+            steps = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, step)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(names) != 3 or len(types) != 3 + len(steps):
+            parser.raise_error(
+                "kernel.matmul takes lhs, rhs and out, a type for each, and one for each "
+                "epilogue buffer"
+            )
+        values = parser.resolve_operands([*names, *(v for _, v in steps)], types, parser.pos)
+        op = cls(
+            values[0],
+            values[1],
+            values[2],
+            accumulate="accumulate" in attrs,
+            transpose_rhs="transpose_rhs" in attrs,
+            epilogue=[(name, v) for (name, _), v in zip(steps, values[3:], strict=True)],
+        )
+        op.attributes.update(
+            {k: v for k, v in attrs.items() if k not in ("accumulate", "transpose_rhs")}
+        )
+        return op
 
     def verify_(self) -> None:
         types = [
@@ -887,6 +967,38 @@ class MatmulOp(IRDLOperation):
         for x in (a[0], b[0]):
             if x != 1 and not ok(x, c[0]):
                 raise VerifyException(f"kernel.matmul: batch {x} for a result batch {c[0]}")
+        self._verify_epilogue(c)
+
+    def _verify_epilogue(self, c: Sequence[int]) -> None:
+        steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
+        if len(steps) != len(self.epilogue_args):
+            raise VerifyException("kernel.matmul: one epilogue buffer per epilogue step")
+        if not steps:
+            return
+        if len(steps) > self.EPILOGUE_STEPS:
+            raise VerifyException(f"kernel.matmul: at most {self.EPILOGUE_STEPS} epilogue steps")
+        if c[0] != 1:
+            raise VerifyException("kernel.matmul: an epilogue needs a batch of 1")
+        m, n = c[1], c[2]
+        for step, v in zip(steps, self.epilogue_args, strict=True):
+            op, _, index = step.partition(":")
+            if op not in self.EPILOGUE_OPS or index not in self.EPILOGUE_INDEX:
+                raise VerifyException(
+                    f"kernel.matmul: epilogue step '{step}' is not <op>:<index> with op one of "
+                    f"{', '.join(self.EPILOGUE_OPS)} and index one of "
+                    f"{', '.join(self.EPILOGUE_INDEX)}"
+                )
+            t = _memref(self, v, "an epilogue buffer")
+            if t.element_type != Float32Type():
+                raise VerifyException("kernel.matmul: epilogue buffers must be f32")
+            shape = t.get_shape()
+            want = {"scalar": 1, "row": m, "col": n, "full": m * n if m >= 0 and n >= 0 else -1}
+            if all(d >= 0 for d in shape) and want[index] >= 0:
+                if math.prod(shape) != want[index]:
+                    raise VerifyException(
+                        f"kernel.matmul: a '{index}' epilogue buffer of {math.prod(shape)} "
+                        f"elements for a {m}x{n} result"
+                    )
 
 
 @irdl_op_definition

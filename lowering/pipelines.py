@@ -529,6 +529,11 @@ register_pass(
     _kernel_opt("coalesce", "CoalescePass"),
     "merge adjacent dims of a nest that walk memory as one dim",
 )
+register_pass(
+    "kernel-fuse-matmul-epilogue",
+    _kernel_opt("matmul_epilogue", "FuseMatmulEpiloguePass"),
+    "move the elementwise nest after a matmul into the matmul's epilogue",
+)
 register_pass("kernel-tile", _kernel_opt("tile", "TilePass"), "tile loop nests for cache locality")
 register_pass(
     "kernel-parallelize",
@@ -543,8 +548,10 @@ register_pass(
 register_pipeline(
     "optimize-kernel",
     "kernel-fuse-elementwise,kernel-fuse-epilogue,kernel-drop-dead-buffers,cse,dce,"
-    "kernel-interchange,kernel-coalesce,kernel-tile,kernel-parallelize",
-    "optimize loop nests of the kernel dialect: fuse, interchange, coalesce, tile, parallelize",
+    "kernel-interchange,kernel-coalesce,kernel-fuse-matmul-epilogue,kernel-tile,"
+    "kernel-parallelize",
+    "optimize loop nests of the kernel dialect: fuse, interchange, coalesce, fuse matmul "
+    "epilogues, tile, parallelize",
 )
 register_pipeline(
     "core-to-kernel",

@@ -22,10 +22,20 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
     if _may_share(c.dims[0], c.dims[1], c.dims[2], a.dims[2]):
         e.uses_openmp = True
     packed = _packed_rhs(e, op)
+    ep = _epilogue(e, op)
     if packed is not None and packed.thin:
         e.emit(
             f"rung_matmul_float_thin({a.ptr}, {b.ptr}, {packed.name}, {c.ptr}, {a.dims[0]}, "
             f"{c.dims[0]}, {c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc}, {int(tb)});"
+        )
+        if ep:
+            e.emit(f"rung_gemm_epilogue_apply({ep}, {c.ptr}, {c.dims[1]}, {c.dims[2]});")
+        return
+    if ep:
+        e.emit(
+            f"rung_matmul_float_ep({a.ptr}, {b.ptr}, {packed.name if packed else 0}, {c.ptr}, "
+            f"{a.dims[0]}, {b.dims[0]}, {c.dims[0]}, {c.dims[1]}, {c.dims[2]}, {a.dims[2]}, "
+            f"{acc}, {int(tb)}, {ep});"
         )
         return
     if packed is not None:
@@ -39,6 +49,18 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
         f"{fn}({a.ptr}, {b.ptr}, {c.ptr}, {a.dims[0]}, {b.dims[0]}, {c.dims[0]}, "
         f"{c.dims[1]}, {c.dims[2]}, {a.dims[2]}, {acc});"
     )
+
+
+def _epilogue(e: Emitter, op: kernel.MatmulOp) -> str:
+    """The matmul's epilogue as a pointer to a `rung_gemm_epilogue` compound literal, or ""."""
+    steps = op.steps()
+    if not steps:
+        return ""
+    parts = []
+    for (name, index), v in zip(steps, op.epilogue_args, strict=True):
+        code = f"RUNG_EP_{name.upper()}, RUNG_EP_{index.upper()}"
+        parts.append(f"{{{code}, (const float *){e.buffer(v).ptr}}}")
+    return f"&(const rung_gemm_epilogue){{{len(parts)}, {{{', '.join(parts)}}}}}"
 
 
 GEMM_MIN_FLOPS = 1 << 20

@@ -37,6 +37,8 @@
 #ifndef RUNG_GEMM_INCLUDED /* not RUNG_GEMM_H: a model's own header may guard with that */
 #define RUNG_GEMM_INCLUDED
 
+#include "rung_math.h" /* the epilogue's max and min */
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -99,6 +101,30 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
                                      int64_t ba, int64_t batch, int64_t m, int64_t n, int64_t k,
                                      int accumulate, int tb);
 
+/* An epilogue: steps applied in order to each element x of C once its product is complete,
+ * while its tile is in L1, x = op(x, v) (or op(v, x) for the r- ops), v read per row of C,
+ * per column, per element (C's own layout) or once; see "epilogue" below. */
+enum { RUNG_EP_ADD, RUNG_EP_MUL, RUNG_EP_SUB, RUNG_EP_RSUB, RUNG_EP_DIV, RUNG_EP_RDIV,
+       RUNG_EP_MAX, RUNG_EP_RMAX, RUNG_EP_MIN, RUNG_EP_RMIN };
+enum { RUNG_EP_SCALAR, RUNG_EP_ROW, RUNG_EP_COL, RUNG_EP_FULL };
+#define RUNG_EP_STEPS 8
+typedef struct {
+  int op, index;
+  const float *v;
+} rung_gemm_step;
+typedef struct {
+  int count;
+  rung_gemm_step step[RUNG_EP_STEPS];
+} rung_gemm_epilogue;
+/* rung_matmul_float[_bt|_packed] (packed may be 0) with an epilogue on its one product
+ * (batch 1); ep may be 0. */
+RUNG_API void rung_matmul_float_ep(const float *a, const float *b, const float *packed, float *c,
+                                   int64_t ba, int64_t bb, int64_t batch, int64_t m, int64_t n,
+                                   int64_t k, int accumulate, int tb, const rung_gemm_epilogue *ep);
+/* The epilogue on all of an m x n C (after rung_matmul_float_thin). */
+RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, int64_t m,
+                                       int64_t n);
+
 /* The columns of a conv as GEMM (see "im2col" below). */
 RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
 /* A depthwise conv of 2 spatial dims (see "depthwise conv" below). */
@@ -147,16 +173,102 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
   }
 }
 
+/* ---- epilogue ------------------------------------------------------------------------------ */
+
+/* The elementwise work that follows a product (a conv's bias, BatchNorm and ReLU, a
+ * residual add, a Linear layer's bias) done on each tile of C after its last K block,
+ * rather than by a pass that reads and writes all of C again. A whole MR x NR tile applies
+ * the steps to its accumulators, in registers, before its one store (RUNG_EP_KINDS); the
+ * tiles at the edges of C, and the scalar build, apply them here, after the store, a loop
+ * over the tile per step. Each step is its own loop over the tile, so the order of operations, and
+ * so the rounding, is that of the ops it replaces, one at a time (no multiply-add is
+ * contracted across steps). `ldc` is C's row stride, also that of a FULL operand; r0 and
+ * c0 are the tile's row and column in all of C. */
+static void rung_gemm_ep_tile(const rung_gemm_epilogue *ep, float *c, int64_t ldc, int64_t r0,
+                              int64_t c0, int64_t rows, int64_t cols) {
+  for (int s = 0; s < ep->count; ++s) {
+    const int op = ep->step[s].op, index = ep->step[s].index;
+    const float *v = ep->step[s].v;
+    for (int64_t r = 0; r < rows; ++r) {
+      float *x = c + r * ldc;
+      const float *w = index == RUNG_EP_ROW    ? v + r0 + r
+                       : index == RUNG_EP_COL  ? v + c0
+                       : index == RUNG_EP_FULL ? v + (r0 + r) * ldc + c0
+                                               : v;
+      const int64_t dw = index == RUNG_EP_COL || index == RUNG_EP_FULL; /* steps along w */
+#define RUNG_EP_LOOP(EXPR)                                                                      \
+  if (dw)                                                                                       \
+    for (int64_t j = 0; j < cols; ++j) {                                                        \
+      const float a = x[j], b = w[j];                                                           \
+      x[j] = (EXPR);                                                                            \
+    }                                                                                           \
+  else                                                                                          \
+    for (int64_t j = 0; j < cols; ++j) {                                                        \
+      const float a = x[j], b = w[0];                                                           \
+      x[j] = (EXPR);                                                                            \
+    }
+      switch (op) {
+      case RUNG_EP_ADD: RUNG_EP_LOOP(a + b) break;
+      case RUNG_EP_MUL: RUNG_EP_LOOP(a * b) break;
+      case RUNG_EP_SUB: RUNG_EP_LOOP(a - b) break;
+      case RUNG_EP_RSUB: RUNG_EP_LOOP(b - a) break;
+      case RUNG_EP_DIV: RUNG_EP_LOOP(a / b) break;
+      case RUNG_EP_RDIV: RUNG_EP_LOOP(b / a) break;
+      case RUNG_EP_MAX: RUNG_EP_LOOP(rung_maximumf(a, b)) break;
+      case RUNG_EP_RMAX: RUNG_EP_LOOP(rung_maximumf(b, a)) break;
+      case RUNG_EP_MIN: RUNG_EP_LOOP(rung_minimumf(a, b)) break;
+      default: RUNG_EP_LOOP(rung_minimumf(b, a)) break;
+      }
+#undef RUNG_EP_LOOP
+    }
+  }
+}
+
+RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, int64_t m,
+                                       int64_t n) {
+  if (ep && ep->count > 0 && m > 0 && n > 0) rung_gemm_ep_tile(ep, c, n, 0, 0, m, n);
+}
+
 /* ---- tiles ------------------------------------------------------------------------------- */
 
 /* c[0:MR, 0:NV*lanes] (row stride ldc) = (add ? c : 0) + a[0:MR, 0:kc] x b[0:kc, 0:NV*lanes],
  * A and B row-major with row strides lda and ldb (B a packed panel, or B itself). `pf`, if
  * not null, is the next row panel of A, fetched into L2 a line every other step. */
 #if RUNG_GEMM_VECTOR
+/* An epilogue step on the tile's accumulators, with w the step's operand as a vector: one
+ * value for the tile (scalar), one per row (row), the tile's columns (col) or its elements
+ * (full). Max and min keep NaN as rung_maximumf and rung_minimumf do. */
+#define RUNG_EPV_ADD(x, w) ((x) + (w))
+#define RUNG_EPV_MUL(x, w) ((x) * (w))
+#define RUNG_EPV_SUB(x, w) ((x) - (w))
+#define RUNG_EPV_RSUB(x, w) ((w) - (x))
+#define RUNG_EPV_DIV(x, w) ((x) / (w))
+#define RUNG_EPV_RDIV(x, w) ((w) / (x))
+#define RUNG_EPV_PICK(x, w, keep) /* keep ? x : w, lane by lane */                             \
+  ((__typeof__(x))(((__typeof__((x) != (x)))(x) & (keep)) | ((__typeof__((x) != (x)))(w) & ~(keep))))
+#define RUNG_EPV_MAX(x, w) RUNG_EPV_PICK(x, w, ((x) != (x)) | ((x) > (w)))
+#define RUNG_EPV_RMAX(x, w) RUNG_EPV_PICK(w, x, ((w) != (w)) | ((w) > (x)))
+#define RUNG_EPV_MIN(x, w) RUNG_EPV_PICK(x, w, ((x) != (x)) | ((x) < (w)))
+#define RUNG_EPV_RMIN(x, w) RUNG_EPV_PICK(w, x, ((w) != (w)) | ((w) < (x)))
+#define RUNG_EP_EACH(VT, NV, W, EXPR)                                                           \
+  _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                    \
+    _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) {                                      \
+      const VT w = (W);                                                                         \
+      acc[r][v] = EXPR(acc[r][v], w);                                                           \
+    }
+#define RUNG_EP_KINDS(VT, VTU, NV, EXPR)                                                        \
+  switch (ep->step[s].index) {                                                                  \
+  case RUNG_EP_SCALAR: RUNG_EP_EACH(VT, NV, (VT){0} + ev[0], EXPR) break;                       \
+  case RUNG_EP_ROW: RUNG_EP_EACH(VT, NV, (VT){0} + ev[r0 + r], EXPR) break;                     \
+  case RUNG_EP_COL: RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + c0 + v * lanes), EXPR) break;      \
+  default:                                                                                      \
+    RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + (r0 + r) * ldc + c0 + v * lanes), EXPR) break;     \
+  }
 #define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
-                          int add, const float *pf) {                                           \
+                          int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
+                          int64_t c0) {                                                         \
     enum { lanes = sizeof(VT) / sizeof(float) };                                                \
     typedef float VTU __attribute__((vector_size(sizeof(VT)), aligned(4)));                     \
     VT acc[RUNG_MR][NV];                                                                        \
@@ -176,10 +288,31 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];           \
       }                                                                                         \
     }                                                                                           \
+    if (ep) {                                                                                   \
+      if (add)                                                                                  \
+        _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                              \
+          _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                  \
+            acc[r][v] += *(const VTU *)(c + r * ldc + v * lanes);                               \
+      for (int s = 0; s < ep->count; ++s) {                                                     \
+        const float *ev = ep->step[s].v;                                                        \
+        switch (ep->step[s].op) {                                                               \
+        case RUNG_EP_ADD: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_ADD) break;                       \
+        case RUNG_EP_MUL: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MUL) break;                       \
+        case RUNG_EP_SUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_SUB) break;                       \
+        case RUNG_EP_RSUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RSUB) break;                     \
+        case RUNG_EP_DIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_DIV) break;                       \
+        case RUNG_EP_RDIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RDIV) break;                     \
+        case RUNG_EP_MAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MAX) break;                       \
+        case RUNG_EP_RMAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMAX) break;                     \
+        case RUNG_EP_MIN: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MIN) break;                       \
+        default: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMIN) break;                               \
+        }                                                                                       \
+      }                                                                                         \
+    }                                                                                           \
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                                \
       VTU *row = (VTU *)(c + r * ldc);                                                          \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) {                                    \
-        if (add)                                                                                \
+        if (add && !ep)                                                                         \
           row[v] += acc[r][v];                                                                  \
         else                                                                                    \
           row[v] = acc[r][v];                                                                   \
@@ -190,7 +323,8 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
 #define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
-                          int add, const float *pf) {                                           \
+                          int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
+                          int64_t c0) {                                                         \
     enum { width = NV * (int)sizeof(VT) / (int)sizeof(float) };                                 \
     (void)pf;                                                                                   \
     float acc[RUNG_MR][width] = {{0}};                                                          \
@@ -200,6 +334,7 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
     for (int r = 0; r < RUNG_MR; ++r)                                                           \
       for (int j = 0; j < width; ++j)                                                           \
         c[r * ldc + j] = (add ? c[r * ldc + j] : 0.0f) + acc[r][j];                             \
+    if (ep) rung_gemm_ep_tile(ep, c, ldc, r0, c0, RUNG_MR, width);                              \
   }
 typedef struct { float x[RUNG_VW]; } rung_vf;
 #endif
@@ -221,14 +356,14 @@ RUNG_GEMM_TILE(rung_gemm_tile_half, rung_vh, 1)
 /* A tile `lanes` wide (a multiple of VW/2 up to NR) at row panel a, column offset b. */
 static inline void rung_gemm_tile(int64_t kc, const float *a, int64_t lda, const float *b,
                                   int64_t ldb, float *c, int64_t ldc, int add, int lanes) {
-  if (lanes == RUNG_NR) rung_gemm_tile_full(kc, a, lda, b, ldb, c, ldc, add, 0);
+  if (lanes == RUNG_NR) rung_gemm_tile_full(kc, a, lda, b, ldb, c, ldc, add, 0, 0, 0, 0);
 #if RUNG_NV > 2
-  else if (lanes == 2 * RUNG_VW) rung_gemm_tile_2(kc, a, lda, b, ldb, c, ldc, add, 0);
+  else if (lanes == 2 * RUNG_VW) rung_gemm_tile_2(kc, a, lda, b, ldb, c, ldc, add, 0, 0, 0, 0);
 #endif
 #if RUNG_NV > 1
-  else if (lanes == RUNG_VW) rung_gemm_tile_1(kc, a, lda, b, ldb, c, ldc, add, 0);
+  else if (lanes == RUNG_VW) rung_gemm_tile_1(kc, a, lda, b, ldb, c, ldc, add, 0, 0, 0, 0);
 #endif
-  else rung_gemm_tile_half(kc, a, lda, b, ldb, c, ldc, add, 0);
+  else rung_gemm_tile_half(kc, a, lda, b, ldb, c, ldc, add, 0, 0, 0, 0);
 }
 
 /* One MR-row panel against one B panel (row stride ldb) whose first `cols` columns are
@@ -427,6 +562,8 @@ typedef struct {
   int tb;
   const float *packed;
   int64_t npad, pcol;
+  const rung_gemm_epilogue *ep; /* 0, or applied to each tile after its last K block */
+  int64_t row0, col0;           /* this problem's first row and column in all of C */
 } rung_gemm_problem;
 
 /* One block of the product: K range [pc, pc + kc) into columns [jc, jc + nc) of C. */
@@ -444,6 +581,7 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
   }
   /* Whole panels are read in place when few row panels share them; else packed. The last
    * nc % VW columns, when fewer than half a vector, take the dot-product tile. */
+  const int last = g->ep && g->ep->count > 0 && pc + kc == g->k; /* C's tiles are final */
   const int direct = !packed && !tb && m <= RUNG_DIRECT_B;
   const int64_t tail = !packed && nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
   const int64_t nv = nc - tail;
@@ -471,6 +609,8 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
     float *crow = c + ir * ldc + jc;
     if (jr >= nv) { /* the tail */
       rung_gemm_dot_tile(kc, ap, lda_p, tpack, tail, crow + nv, ldc, add, rows);
+      if (last)
+        rung_gemm_ep_tile(g->ep, crow + nv, ldc, g->row0 + ir, g->col0 + jc + nv, rows, tail);
       continue;
     }
     /* The first tile of a row panel fetches the next panel's rows of A (they come from
@@ -482,10 +622,14 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
                       : jr < nfull ? b + pc * ldb + jc + jr
                                    : bpack + (jr - nfull) * kc;
     const int64_t ldb_p = jr < nfull ? ldb : RUNG_NR;
-    if (rows == RUNG_MR && cols == RUNG_NR)
-      rung_gemm_tile_full(kc, ap, lda_p, bp, ldb_p, crow + jr, ldc, add, next);
-    else
+    if (rows == RUNG_MR && cols == RUNG_NR) {
+      rung_gemm_tile_full(kc, ap, lda_p, bp, ldb_p, crow + jr, ldc, add, next,
+                          last ? g->ep : 0, g->row0 + ir, g->col0 + jc + jr);
+    } else {
       rung_gemm_panel(kc, ap, lda_p, bp, ldb_p, crow + jr, ldc, add, rows, cols);
+      if (last)
+        rung_gemm_ep_tile(g->ep, crow + jr, ldc, g->row0 + ir, g->col0 + jc + jr, rows, cols);
+    }
   }
 }
 
@@ -495,8 +639,10 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
  * zero-padded block first. */
 static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scratch) {
   const int64_t m = g->m, n = g->n, k = g->k;
+  const int ep = g->ep && g->ep->count > 0;
   if (m <= 4 && !g->tb && !rung_gemm_narrow(m, n, k)) {
     rung_gemm_few_rows(g->a, g->lda, g->b, g->ldb, g->c, g->ldc, m, n, k, accumulate);
+    if (ep) rung_gemm_ep_tile(g->ep, g->c, g->ldc, g->row0, g->col0, m, n);
     return;
   }
   if (m <= 4 || n <= 4 || rung_gemm_narrow(m, n, k)) {
@@ -509,6 +655,7 @@ static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scra
       ldt = k;
     }
     rung_gemm_dot_form(g->a, g->lda, bt, ldt, g->c, g->ldc, m, n, k, accumulate);
+    if (ep) rung_gemm_ep_tile(g->ep, g->c, g->ldc, g->row0, g->col0, m, n);
     return;
   }
   const int64_t kblocks = rung_gemm_ceil(k, RUNG_KC);
@@ -591,7 +738,8 @@ static void rung_gemm_split(int64_t batch, int64_t m, int64_t n, int64_t k, int 
  * and columns of each 2-D product, as rung_gemm_split deals them. */
 static void rung_gemm_share(const float *a, const float *b, float *c, int64_t ba, int64_t bb,
                             int64_t batch, int64_t m, int64_t n, int64_t k, int accumulate,
-                            int tb, const float *packed, int threads, int me) {
+                            int tb, const float *packed, const rung_gemm_epilogue *ep,
+                            int threads, int me) {
   int tm, tn, by_batch;
   rung_gemm_split(batch, m, n, k, threads, &tm, &tn, &by_batch);
   int64_t b0 = 0, b1 = batch, r0 = 0, r1 = m, c0 = 0, c1 = n;
@@ -628,12 +776,16 @@ static void rung_gemm_share(const float *a, const float *b, float *c, int64_t ba
         .packed = packed,
         .npad = rung_gemm_ceil(n, RUNG_NR) * RUNG_NR,
         .pcol = c0,
+        .ep = ep,
+        .row0 = r0,
+        .col0 = c0,
     };
     if (need > 0 && !scratch) { /* no memory for packing: the direct forms need none */
       if (tb)
         rung_gemm_dot_form(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
       else
         rung_gemm_few_rows(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
+      if (ep && ep->count > 0) rung_gemm_ep_tile(ep, g.c, g.ldc, r0, c0, ms, ns);
     } else {
       rung_gemm_2d(&g, accumulate, scratch);
     }
@@ -643,10 +795,12 @@ static void rung_gemm_share(const float *a, const float *b, float *c, int64_t ba
 
 static void rung_matmul_float_any(const float *a, const float *b, float *c, int64_t ba,
                                   int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
-                                  int accumulate, int tb, const float *packed) {
+                                  int accumulate, int tb, const float *packed,
+                                  const rung_gemm_epilogue *ep) {
   if (batch <= 0 || m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate) memset(c, 0, sizeof(float) * (size_t)(batch * m * n));
+    rung_gemm_epilogue_apply(ep, c, batch * m, n);
     return;
   }
   /* A shared right operand with a batch of left ones is one taller product. */
@@ -666,23 +820,23 @@ static void rung_matmul_float_any(const float *a, const float *b, float *c, int6
   if (team > 1) {
     /* The team OpenMP gives may be smaller than asked: the split follows its size. */
 #pragma omp parallel num_threads(team)
-    rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed,
+    rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed, ep,
                     omp_get_num_threads(), omp_get_thread_num());
     return;
   }
 #endif
-  rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed, 1, 0);
+  rung_gemm_share(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, packed, ep, 1, 0);
 }
 
 RUNG_API void rung_matmul_float(const float *a, const float *b, float *c, int64_t ba, int64_t bb,
                                 int64_t batch, int64_t m, int64_t n, int64_t k, int accumulate) {
-  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0, 0);
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 0, 0, 0);
 }
 
 RUNG_API void rung_matmul_float_bt(const float *a, const float *b, float *c, int64_t ba,
                                    int64_t bb, int64_t batch, int64_t m, int64_t n, int64_t k,
                                    int accumulate) {
-  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1, 0);
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, 1, 0, 0);
 }
 
 /* ---- constant right operands, packed once --------------------------------------------------- */
@@ -711,7 +865,23 @@ RUNG_API float *rung_gemm_prepack_b(const float *b, int64_t n, int64_t k, int tb
 RUNG_API void rung_matmul_float_packed(const float *a, const float *b, const float *packed,
                                        float *c, int64_t ba, int64_t batch, int64_t m, int64_t n,
                                        int64_t k, int accumulate, int tb) {
-  rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, packed);
+  rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, packed, 0);
+}
+
+/* The epilogue needs one product (batch 1, or a shared B making one taller product, whose
+ * rows then index ROW operands across the batch); other products apply it after. */
+RUNG_API void rung_matmul_float_ep(const float *a, const float *b, const float *packed, float *c,
+                                   int64_t ba, int64_t bb, int64_t batch, int64_t m, int64_t n,
+                                   int64_t k, int accumulate, int tb,
+                                   const rung_gemm_epilogue *ep) {
+  if (batch == 1) {
+    rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, bb == 1 ? packed : 0,
+                          ep);
+    return;
+  }
+  rung_matmul_float_any(a, b, c, ba, bb, batch, m, n, k, accumulate, tb, bb == 1 ? packed : 0,
+                        0);
+  rung_gemm_epilogue_apply(ep, c, batch * m, n);
 }
 
 /* ---- thin products of few columns -------------------------------------------------------- */
@@ -733,9 +903,9 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
                                      int64_t ba, int64_t batch, int64_t m, int64_t n, int64_t k,
                                      int accumulate, int tb) {
   if (bt)
-    rung_matmul_float_any(a, bt, c, ba, 1, batch, m, n, k, accumulate, 1, 0);
+    rung_matmul_float_any(a, bt, c, ba, 1, batch, m, n, k, accumulate, 1, 0, 0);
   else
-    rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, 0);
+    rung_matmul_float_any(a, b, c, ba, 1, batch, m, n, k, accumulate, tb, 0, 0);
 }
 
 /* ---- im2col --------------------------------------------------------------------------------- */

@@ -702,6 +702,111 @@ def test_gemm_microkernel_matches_numpy(gemm_lib: ctypes.CDLL) -> None:
         )
 
 
+EPILOGUE_WRAPPER = r"""
+#include "rung_runtime.h"
+#include <omp.h>
+/* steps: ops[i], index kinds[i], operands vs[i]; pack: 0 none, 1 B packed once, 2 thin. */
+void mm_ep(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k, int acc,
+           int tb, int pack, int count, const int *ops, const int *kinds, const float **vs,
+           int threads) {
+  rung_gemm_epilogue ep = {count, {{0, 0, 0}}};
+  for (int i = 0; i < count; ++i) ep.step[i] = (rung_gemm_step){ops[i], kinds[i], vs[i]};
+  omp_set_num_threads(threads);
+  if (pack == 2) {
+    float *bt = rung_gemm_prepack_thin(b, n, k, tb);
+    rung_matmul_float_thin(a, b, bt, c, 1, 1, m, n, k, acc, tb);
+    rung_gemm_epilogue_apply(&ep, c, m, n);
+    free(bt);
+    return;
+  }
+  float *packed = pack ? rung_gemm_prepack_b(b, n, k, tb) : 0;
+  rung_matmul_float_ep(a, b, packed, c, 1, 1, 1, m, n, k, acc, tb, &ep);
+  free(packed);
+}
+"""
+
+EP_OPS = ["add", "mul", "sub", "rsub", "div", "rdiv", "max", "rmax", "min", "rmin"]
+EP_KINDS = ["scalar", "row", "col", "full"]
+
+
+def _epilogue_reference(x: np.ndarray, steps: list[tuple[int, int, np.ndarray]]) -> np.ndarray:
+    m, n = x.shape
+    for op, kind, v in steps:
+        w = v.reshape({0: (1, 1), 1: (m, 1), 2: (1, n), 3: (m, n)}[kind])
+        name = EP_OPS[op]
+        if name in ("max", "rmax"):
+            x = np.maximum(x, w)
+        elif name in ("min", "rmin"):
+            x = np.minimum(x, w)
+        else:
+            x = {
+                "add": x + w,
+                "mul": x * w,
+                "sub": x - w,
+                "rsub": w - x,
+                "div": x / w,
+                "rdiv": w / x,
+            }[name]
+    return x
+
+
+@pytest.fixture(scope="module", params=["native", "scalar"])
+def epilogue_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
+    tmp = tmp_path_factory.mktemp("gemm_ep")
+    lib = ctypes.CDLL(str(_build(tmp, "gemm_ep", EPILOGUE_WRAPPER, [*flags, "-fopenmp"], True)))
+    lib.mm_ep.argtypes = (
+        [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3 + [ctypes.c_int] * 4 + [ctypes.c_void_p] * 3
+    ) + [ctypes.c_int]
+    return lib
+
+
+def test_gemm_epilogue_matches_numpy(epilogue_lib: ctypes.CDLL) -> None:
+    """The epilogue's steps, each kind of operand, on every path of the product (tiles with
+    edges and K blocks, dot tails, few rows, thin, packed B) on one and two threads: the
+    same as the product followed by the steps in order."""
+    rng = np.random.default_rng(11)
+    shapes = [(m, n, k) for m in (1, 3, 8, 17, 64) for n in (1, 5, 49, 100) for k in (7, 300)]
+    for t, (m, n, k) in enumerate(shapes):
+        acc, tb, pack = t % 2, (t // 2) % 2, (0, 1, 0, 2)[t % 4]
+        if pack == 2 and (m > 4 or n >= 16 or tb):
+            pack = 0
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+        count = int(rng.integers(1, 9))
+        steps = []
+        for _ in range(count):
+            op, kind = int(rng.integers(len(EP_OPS))), int(rng.integers(len(EP_KINDS)))
+            size = {0: 1, 1: m, 2: n, 3: m * n}[kind]
+            v = rng.uniform(0.5, 1.5, size).astype(np.float32)  # divisors away from 0
+            steps.append((op, kind, v * rng.choice([-1.0, 1.0], size).astype(np.float32)))
+        ops = (ctypes.c_int * count)(*(s[0] for s in steps))
+        kinds = (ctypes.c_int * count)(*(s[1] for s in steps))
+        vs = (ctypes.c_void_p * count)(*(s[2].ctypes.data for s in steps))
+        for threads in (1, 2):
+            c = rng.standard_normal((m, n)).astype(np.float32)
+            # The product alone (checked against numpy by the test above), then the steps in
+            # numpy, one float32 op at a time: what the fused product must give.
+            plain = c.copy()
+            epilogue_lib.mm_ep(
+                a.ctypes.data, b.ctypes.data, plain.ctypes.data, m, n, k, acc, tb, pack,
+                0, ops, kinds, vs, threads,
+            )  # fmt: skip
+            want = _epilogue_reference(plain, steps)
+            epilogue_lib.mm_ep(
+                a.ctypes.data, b.ctypes.data, c.ctypes.data, m, n, k, acc, tb, pack,
+                count, ops, kinds, vs, threads,
+            )  # fmt: skip
+            np.testing.assert_allclose(
+                c,
+                want,
+                rtol=1e-6,
+                atol=1e-6,
+                err_msg=f"m={m} n={n} k={k} acc={acc} tb={tb} pack={pack} threads={threads} "
+                f"steps={[(EP_OPS[o], EP_KINDS[kd]) for o, kd, _ in steps]}",
+            )
+
+
 SANITIZED = r"""
 #include "rung_runtime.h"
 static uint64_t s = 88172645463325252ull;

@@ -1,0 +1,154 @@
+// kernel-fuse-matmul-epilogue: the elementwise nest that reads a matmul's product
+// becomes the matmul's epilogue when it is a chain of binary float ops from the
+// product to one store, each op's other operand loaded once per row, per column,
+// per element or once; the product's buffer then takes the nest's buffer's place.
+// The product must be read by nothing else, the nest must visit it in order, and
+// nothing between the two may touch the buffers or write an operand.
+// RUN: opt %s -p kernel-fuse-matmul-epilogue | filecheck %s
+
+// A 1x1 conv's BatchNorm and ReLU: per-row scale and shift, then max with a
+// scalar; the nest indexes the product by its ivs (its unit batch dim by a
+// zero), and the operands made between the two move above the matmul.
+// CHECK-LABEL: func.func @conv_bn_relu
+// CHECK-NEXT:    %c = kernel.alloc() : memref<1x4x6xf32>
+// CHECK-NEXT:    %s = kernel.constant
+// CHECK-NEXT:    %t = kernel.constant
+// CHECK-NEXT:    %z = kernel.constant
+// CHECK-NEXT:    kernel.matmul %w, %x, %c epilogue ["mul:row" %s, "add:row" %t, "max:scalar" %z] : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>, memref<4xf32>, memref<4xf32>, memref<f32>
+// CHECK-NEXT:    %zero = arith.constant 0 : index
+// CHECK-NEXT:    func.return %c : memref<1x4x6xf32>
+func.func @conv_bn_relu(%w: memref<1x4x3xf32>, %x: memref<1x3x6xf32>) -> memref<1x4x6xf32> {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %s = kernel.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %t = kernel.constant dense<[0.5, 0.5, 0.5, 0.5]> : tensor<4xf32>
+  %z = kernel.constant dense<0.0> : tensor<f32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %a = kernel.load %s[%i] : memref<4xf32>
+    %m = arith.mulf %v, %a : f32
+    %b = kernel.load %t[%i] : memref<4xf32>
+    %n = arith.addf %b, %m : f32
+    %q = kernel.load %z[] : memref<f32>
+    %r = arith.maximumf %n, %q : f32
+    kernel.store %r, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x4x6xf32>
+}
+
+// A residual add over a flat view, the product on the right of a subtraction
+// from a per-element operand (rsub), and a bias per column (a Linear layer's),
+// whose nest carries the unit batch dim as an iv of bound 1.
+// CHECK-LABEL: func.func @residual_and_columns
+// CHECK:         kernel.matmul %a, %b, %c epilogue ["add:full" %[[RF:.*]], "rsub:full" %[[RF]], "add:col" %bias] {transpose_rhs}
+// CHECK-NOT:     kernel.loop
+// CHECK:         func.return %c
+func.func @residual_and_columns(%a: memref<1x2x8xf32>, %b: memref<1x4x8xf32>, %res: memref<1x2x4xf32>, %bias: memref<4xf32>) -> memref<1x2x4xf32> {
+  %c = kernel.alloc() : memref<1x2x4xf32>
+  kernel.matmul %a, %b, %c {transpose_rhs} : memref<1x2x8xf32>, memref<1x4x8xf32>, memref<1x2x4xf32>
+  %y = kernel.alloc() : memref<1x2x4xf32>
+  %cf = kernel.view %c() : memref<1x2x4xf32> -> memref<1x2x4xf32>
+  %rf = kernel.view %res() : memref<1x2x4xf32> -> memref<1x2x4xf32>
+  kernel.loop (%n, %i, %j) in (1, 2, 4) [parallel, parallel, parallel] {
+    %v = kernel.load %cf[%n, %i, %j] : memref<1x2x4xf32>
+    %r = kernel.load %rf[%n, %i, %j] : memref<1x2x4xf32>
+    %s = arith.addf %v, %r : f32
+    %r2 = kernel.load %rf[%n, %i, %j] : memref<1x2x4xf32>
+    %d = arith.subf %r2, %s : f32
+    %bb = kernel.load %bias[%j] : memref<4xf32>
+    %e = arith.addf %d, %bb : f32
+    kernel.store %e, %y[%n, %i, %j] : memref<1x2x4xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x2x4xf32>
+}
+
+// The product read twice (x * x) is no chain: the nest stays.
+// CHECK-LABEL: func.func @square
+// CHECK:         kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK:         kernel.loop
+func.func @square(%w: memref<1x4x3xf32>, %x: memref<1x3x6xf32>) -> memref<1x4x6xf32> {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %m = arith.mulf %v, %v : f32
+    kernel.store %m, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x4x6xf32>
+}
+
+// The product also read by another nest: it must keep its values, so the nest stays.
+// CHECK-LABEL: func.func @product_read_twice
+// CHECK:         kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK-COUNT-2: kernel.loop
+func.func @product_read_twice(%w: memref<1x4x3xf32>, %x: memref<1x3x6xf32>, %s: memref<4xf32>) -> (memref<1x4x6xf32>, memref<1x4x6xf32>) {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %y2 = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %a = kernel.load %s[%i] : memref<4xf32>
+    %m = arith.mulf %v, %a : f32
+    kernel.store %m, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.store %v, %y2[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y, %y2 : memref<1x4x6xf32>, memref<1x4x6xf32>
+}
+
+// An operand written between the matmul and the nest: the epilogue would read it
+// too early, so the nest stays.
+// CHECK-LABEL: func.func @operand_written_between
+// CHECK:         kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK:         kernel.loop (%{{.*}}) in (4) [parallel]
+// CHECK:         kernel.loop (%{{.*}}, %{{.*}}) in (4, 6)
+func.func @operand_written_between(%w: memref<1x4x3xf32>, %x: memref<1x3x6xf32>, %s: memref<4xf32>) -> memref<1x4x6xf32> {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %w, %x, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %one = arith.constant 1.0 : f32
+  kernel.loop (%i) in (4) [parallel] {
+    kernel.store %one, %s[%i] : memref<4xf32>
+    kernel.yield
+  }
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %a = kernel.load %s[%i] : memref<4xf32>
+    %m = arith.mulf %v, %a : f32
+    kernel.store %m, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x4x6xf32>
+}
+
+// A batch of 2: the epilogue takes one product, so the nest stays.
+// CHECK-LABEL: func.func @batched
+// CHECK:         kernel.matmul %w, %x, %c : memref<2x4x3xf32>, memref<2x3x6xf32>, memref<2x4x6xf32>
+// CHECK:         kernel.loop
+func.func @batched(%w: memref<2x4x3xf32>, %x: memref<2x3x6xf32>, %s: memref<f32>) -> memref<2x4x6xf32> {
+  %c = kernel.alloc() : memref<2x4x6xf32>
+  kernel.matmul %w, %x, %c : memref<2x4x3xf32>, memref<2x3x6xf32>, memref<2x4x6xf32>
+  %y = kernel.alloc() : memref<2x4x6xf32>
+  kernel.loop (%n, %i, %j) in (2, 4, 6) [parallel, parallel, parallel] {
+    %v = kernel.load %c[%n, %i, %j] : memref<2x4x6xf32>
+    %a = kernel.load %s[] : memref<f32>
+    %m = arith.addf %v, %a : f32
+    kernel.store %m, %y[%n, %i, %j] : memref<2x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<2x4x6xf32>
+}

@@ -1,0 +1,151 @@
+"""The elementwise work after a matmul, done in its epilogue (`kernel-fuse-matmul-epilogue`):
+the generated C calls the fused product, and the outputs are onnxruntime's, on one and two
+threads, for each kind of operand (per row, per column, per element, scalar) and each op,
+with the product on either side."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from rung.dialects import kernel
+from rung.lowering.kernel_to_c import generate_c
+from rung.runtime import InferenceSession, SessionOptions
+from rung.runtime.levels import lower
+from rung.runtime.session import load_module
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUNG_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _model(
+    name: str,
+    nodes: list[onnx.NodeProto],
+    x_shape: list[int],
+    y_shape: list[int],
+    inits: dict[str, np.ndarray],
+    extra_inputs: dict[str, list[int]] | None = None,
+) -> onnx.ModelProto:
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)]
+    for input_name, shape in (extra_inputs or {}).items():
+        inputs.append(helper.make_tensor_value_info(input_name, TensorProto.FLOAT, shape))
+    graph = helper.make_graph(
+        nodes,
+        name,
+        inputs,
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)],
+        [numpy_helper.from_array(v.astype(np.float32), k) for k, v in inits.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+RNG = np.random.default_rng(7)
+
+
+def _w(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape) / np.sqrt(
+        shape[-1] if len(shape) == 2 else np.prod(shape[1:])
+    )
+
+
+def conv_bn_relu() -> onnx.ModelProto:
+    """Per-row steps: a 1x1 conv's bias, BatchNorm's scale and shift, ReLU (a scalar)."""
+    c = 24
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+        helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["n"]),
+        helper.make_node("Relu", ["n"], ["y"]),
+    ]
+    inits = {
+        "w": _w(c, 16, 1, 1),
+        "b": RNG.standard_normal(c),
+        "s": RNG.uniform(0.5, 1.5, c),
+        "t": RNG.standard_normal(c),
+        "m": RNG.standard_normal(c),
+        "v": RNG.uniform(0.5, 1.5, c),
+    }
+    return _model("conv_bn_relu", nodes, [1, 16, 13, 11], [1, c, 13, 11], inits)
+
+
+def conv_residual_clip() -> onnx.ModelProto:
+    """A per-element step (the residual, an input) and Clip's max and min (scalars)."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"]),
+        helper.make_node("Add", ["r", "c"], ["a"]),
+        helper.make_node("Clip", ["a", "lo", "hi"], ["y"]),
+    ]
+    inits = {"w": _w(20, 20, 1, 1), "lo": np.array(-0.5), "hi": np.array(0.75)}
+    return _model(
+        "conv_residual_clip", nodes, [1, 20, 9, 9], [1, 20, 9, 9], inits, {"r": [1, 20, 9, 9]}
+    )
+
+
+def linear_ops() -> onnx.ModelProto:
+    """Per-column steps on a Linear layer (MatMul, bias), then the product on the right of
+    a Sub and a Div, and on the left of a Min."""
+    n = 37
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["p"]),
+        helper.make_node("Add", ["p", "b"], ["q"]),
+        helper.make_node("Sub", ["k", "q"], ["d"]),
+        helper.make_node("Div", ["e", "d"], ["f"]),
+        helper.make_node("Min", ["f", "cap"], ["y"]),
+    ]
+    inits = {
+        "w": _w(64, n),
+        "b": RNG.standard_normal(n),
+        "k": np.full(n, 9.0),  # keeps the divisor away from 0
+        "e": RNG.uniform(1.0, 2.0, n),
+        "cap": np.array(0.3),
+    }
+    return _model("linear_ops", nodes, [1, 50, 64], [1, 50, n], inits)
+
+
+def gemm_bias_relu() -> onnx.ModelProto:
+    """Gemm with transB and its bias (a few rows: the thin product's paths)."""
+    nodes = [
+        helper.make_node("Gemm", ["x", "w", "b"], ["g"], transB=1),
+        helper.make_node("Relu", ["g"], ["y"]),
+    ]
+    inits = {"w": _w(300, 128), "b": RNG.standard_normal(300)}
+    return _model("gemm_bias_relu", nodes, [3, 128], [3, 300], inits)
+
+
+MODELS = [conv_bn_relu, conv_residual_clip, linear_ops, gemm_bias_relu]
+
+
+@pytest.mark.parametrize("build", MODELS, ids=[m.__name__ for m in MODELS])
+def test_the_product_carries_the_epilogue(build) -> None:  # type: ignore[no-untyped-def]
+    """Every op after the product is a step of its epilogue: no nest is left."""
+    module = lower(load_module(build()), "kernel")
+    assert not [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
+    (matmul,) = [op for op in module.walk() if isinstance(op, kernel.MatmulOp)]
+    assert len(matmul.steps()) >= 2
+    source = generate_c(module, "model").source
+    assert "rung_matmul_float_ep(" in source or "rung_gemm_epilogue_apply(" in source, source
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("build", MODELS, ids=[m.__name__ for m in MODELS])
+def test_results_match_onnxruntime(build, threads: int) -> None:  # type: ignore[no-untyped-def]
+    model = build()
+    rng = np.random.default_rng(3)
+    feeds = {
+        i.name: rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim]).astype(
+            np.float32
+        )
+        for i in model.graph.input
+    }
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = want.run(None, feeds)[0]
+    options = SessionOptions()
+    options.intra_op_num_threads = threads
+    got = InferenceSession(model, sess_options=options).run(None, feeds)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
