@@ -837,7 +837,28 @@ int main(void) {
             const double y = tb ? bp[j * k + q] : bp[q * n + j];
             want[(p * m + i) * n + j] += (double)a[(p * m + i) * k + q] * y;
           }
-    if (bb == 1 && t % 4 == 3) {
+    if (batch == 1 && t % 5 == 2) { /* with an epilogue of each kind of operand */
+      float *row = malloc(sizeof(float) * (size_t)(m + 1));
+      float *col = malloc(sizeof(float) * (size_t)(n + 1));
+      float *full = malloc(sizeof(float) * (size_t)(m * n + 1));
+      const float zero = 0.0f;
+      for (int64_t i = 0; i < m; ++i) row[i] = rnd();
+      for (int64_t j = 0; j < n; ++j) col[j] = rnd();
+      for (int64_t i = 0; i < m * n; ++i) full[i] = rnd();
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double x = (want[i * n + j] + row[i]) * col[j];
+          x = x > 0.0 ? x : 0.0;
+          want[i * n + j] = full[i * n + j] - x;
+        }
+      const rung_gemm_epilogue ep = {4, {{RUNG_EP_ADD, RUNG_EP_ROW, row},
+                                         {RUNG_EP_MUL, RUNG_EP_COL, col},
+                                         {RUNG_EP_MAX, RUNG_EP_SCALAR, &zero},
+                                         {RUNG_EP_RSUB, RUNG_EP_FULL, full}}};
+      float *packed = bb == 1 && t % 2 ? rung_gemm_prepack_b(b, n, k, tb) : 0;
+      rung_matmul_float_ep(a, b, packed, c, 1, bb, 1, m, n, k, acc, tb, &ep);
+      free(packed); free(row); free(col); free(full);
+    } else if (bb == 1 && t % 4 == 3) {
       float *bt = rung_gemm_prepack_thin(b, n, k, tb);
       rung_matmul_float_thin(a, b, bt, c, batch, batch, m, n, k, acc, tb);
       free(bt);
