@@ -64,7 +64,10 @@ def _epilogue(e: Emitter, op: kernel.MatmulOp) -> str:
 
 
 GEMM_MIN_FLOPS = 1 << 20
-"""`RUNG_GEMM_MIN_FLOPS` of `rung_gemm.h`: a smaller product runs on one thread."""
+"""`RUNG_GEMM_MIN_FLOPS` of `rung_gemm.h`: a smaller product runs on one thread..."""
+
+GEMM_MIN_STREAM = 1 << 16
+"""... unless it is thin and streams this many floats (`RUNG_GEMM_MIN_STREAM`)."""
 
 
 def _may_share(*dims: str) -> bool:
@@ -75,7 +78,8 @@ def _may_share(*dims: str) -> bool:
     if not all(d.isdigit() for d in dims):
         return True
     batch, m, n, k = (int(d) for d in dims)
-    return 2 * batch * m * n * k >= GEMM_MIN_FLOPS
+    streamed = m * k if n <= 4 else k * n if m <= 4 else 0
+    return 2 * batch * m * n * k >= GEMM_MIN_FLOPS or batch * streamed >= GEMM_MIN_STREAM
 
 
 def _constant_source(v: SSAValue) -> kernel.ConstantOp | None:

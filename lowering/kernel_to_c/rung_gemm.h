@@ -685,6 +685,20 @@ static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scra
 #ifndef RUNG_GEMM_MIN_FLOPS /* a smaller product runs on the calling thread alone */
 #define RUNG_GEMM_MIN_FLOPS (1 << 20)
 #endif
+#ifndef RUNG_GEMM_MIN_STREAM /* floats a thin product streams that are worth a second thread */
+#define RUNG_GEMM_MIN_STREAM (1 << 16)
+#endif
+
+/* Whether threads may share a product. A thin one (N <= 4: a squeeze-and-excite block's
+ * 1x1 convs on a 1x1 map; M <= 4: a classifier on one image) runs at the speed its weights
+ * come from memory, not at the FPU's: two cores reading half each gain, however few its
+ * flops (MobileNetV3-Large's squeeze-and-excite layers, 9 MB of weights, were all below
+ * RUNG_GEMM_MIN_FLOPS and ran on one thread). */
+static inline int rung_gemm_worth_sharing(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  if (2 * batch * m * n * k >= RUNG_GEMM_MIN_FLOPS) return 1;
+  const int64_t streamed = n <= 4 ? m * k : m <= 4 ? k * n : 0;
+  return batch * streamed >= RUNG_GEMM_MIN_STREAM;
+}
 #ifndef RUNG_GEMM_READ_COST /* multiply-adds that reading one float of an operand costs */
 #define RUNG_GEMM_READ_COST 8
 #endif
@@ -706,7 +720,7 @@ static void rung_gemm_split(int64_t batch, int64_t m, int64_t n, int64_t k, int 
                             int *tm, int *tn, int *by_batch) {
   *tm = *tn = 1;
   *by_batch = 0;
-  if (threads < 2 || 2 * batch * m * n * k < RUNG_GEMM_MIN_FLOPS) return;
+  if (threads < 2 || !rung_gemm_worth_sharing(batch, m, n, k)) return;
   if (batch >= threads && (batch % threads == 0 || batch >= 4 * threads)) {
     *by_batch = 1;
     return;

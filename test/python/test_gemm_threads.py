@@ -20,7 +20,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from rung.lowering.kernel_to_c import generate_c
-from rung.lowering.kernel_to_c.calls import GEMM_MIN_FLOPS
+from rung.lowering.kernel_to_c.calls import GEMM_MIN_FLOPS, GEMM_MIN_STREAM
 from rung.lowering.kernel_to_c.emit import RUNTIME_HEADER
 from rung.runtime import native
 from rung.runtime.levels import lower
@@ -164,6 +164,9 @@ def test_every_split_gives_numpys_product(tmp_path: Path) -> None:
         ((1, 1, 1000, 1280), 2, "1 2 0"),  # a matrix-vector product: columns
         ((12, 128, 128, 64), 2, "1 1 1"),  # attention heads: whole matrices per thread
         ((1, 16, 16, 16), 2, "1 1 0"),  # too small to wake a thread
+        ((1, 960, 1, 240), 2, "2 1 0"),  # few flops, but 0.9 MB of weights to stream: rows
+        ((1, 2, 400, 200), 2, "1 2 0"),  # two rows streaming 320 KB of B: columns
+        ((1, 72, 1, 18), 2, "1 1 0"),  # a small squeeze-and-excite layer: one thread
         ((1, 512, 512, 512), 4, "4 1 0"),  # square, four threads: rows, as a 2 x 2 grid costs
         ((1, 64, 4096, 512), 4, "1 4 0"),  # 8 row panels, wide: columns
         ((1, 512, 512, 512), 1, "1 1 0"),
@@ -192,7 +195,10 @@ def gemm_model(m: int, k: int, n: int) -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-@pytest.mark.parametrize(("shape", "openmp"), [((8, 784, 512), True), ((4, 16, 16), False)])
+@pytest.mark.parametrize(
+    ("shape", "openmp"),
+    [((8, 784, 512), True), ((4, 16, 16), False), ((1, 256, 256), True)],  # last: streams B
+)
 def test_a_model_whose_only_large_work_is_a_product_is_built_with_openmp(
     shape: tuple[int, int, int], openmp: bool
 ) -> None:
@@ -206,3 +212,5 @@ def test_the_threshold_of_sharing_is_the_headers() -> None:
     header = (RUNTIME_HEADER.parent / "rung_gemm.h").read_text()
     found = re.search(r"#define RUNG_GEMM_MIN_FLOPS \(1 << (\d+)\)", header)
     assert found and 1 << int(found.group(1)) == GEMM_MIN_FLOPS
+    found = re.search(r"#define RUNG_GEMM_MIN_STREAM \(1 << (\d+)\)", header)
+    assert found and 1 << int(found.group(1)) == GEMM_MIN_STREAM
