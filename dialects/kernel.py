@@ -971,34 +971,43 @@ class MatmulOp(IRDLOperation):
 
     def _verify_epilogue(self, c: Sequence[int]) -> None:
         steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
-        if len(steps) != len(self.epilogue_args):
-            raise VerifyException("kernel.matmul: one epilogue buffer per epilogue step")
-        if not steps:
-            return
-        if len(steps) > self.EPILOGUE_STEPS:
-            raise VerifyException(f"kernel.matmul: at most {self.EPILOGUE_STEPS} epilogue steps")
-        if c[0] != 1:
-            raise VerifyException("kernel.matmul: an epilogue needs a batch of 1")
-        m, n = c[1], c[2]
-        for step, v in zip(steps, self.epilogue_args, strict=True):
-            op, _, index = step.partition(":")
-            if op not in self.EPILOGUE_OPS or index not in self.EPILOGUE_INDEX:
+        verify_epilogue(self, steps, list(self.epilogue_args), c)
+
+
+def verify_epilogue(
+    op: Operation, steps: Sequence[str], args: Sequence[SSAValue], product: Sequence[int]
+) -> None:
+    """The checks of an epilogue on a product of sizes `product`, [batch, M, N]: one f32
+    buffer per step, each step `<op>:<index>`, at most `MatmulOp.EPILOGUE_STEPS` steps, a
+    batch of 1, and each buffer as large as its index kind says."""
+    if len(steps) != len(args):
+        raise VerifyException(f"{op.name}: one epilogue buffer per epilogue step")
+    if not steps:
+        return
+    if len(steps) > MatmulOp.EPILOGUE_STEPS:
+        raise VerifyException(f"{op.name}: at most {MatmulOp.EPILOGUE_STEPS} epilogue steps")
+    if product[0] != 1:
+        raise VerifyException(f"{op.name}: an epilogue needs a batch of 1")
+    m, n = product[1], product[2]
+    for step, v in zip(steps, args, strict=True):
+        kind, _, index = step.partition(":")
+        if kind not in MatmulOp.EPILOGUE_OPS or index not in MatmulOp.EPILOGUE_INDEX:
+            raise VerifyException(
+                f"{op.name}: epilogue step '{step}' is not <op>:<index> with op one of "
+                f"{', '.join(MatmulOp.EPILOGUE_OPS)} and index one of "
+                f"{', '.join(MatmulOp.EPILOGUE_INDEX)}"
+            )
+        t = _memref(op, v, "an epilogue buffer")
+        if t.element_type != Float32Type():
+            raise VerifyException(f"{op.name}: epilogue buffers must be f32")
+        shape = t.get_shape()
+        want = {"scalar": 1, "row": m, "col": n, "full": m * n if m >= 0 and n >= 0 else -1}
+        if all(d >= 0 for d in shape) and want[index] >= 0:
+            if math.prod(shape) != want[index]:
                 raise VerifyException(
-                    f"kernel.matmul: epilogue step '{step}' is not <op>:<index> with op one of "
-                    f"{', '.join(self.EPILOGUE_OPS)} and index one of "
-                    f"{', '.join(self.EPILOGUE_INDEX)}"
+                    f"{op.name}: a '{index}' epilogue buffer of {math.prod(shape)} "
+                    f"elements for a {m}x{n} result"
                 )
-            t = _memref(self, v, "an epilogue buffer")
-            if t.element_type != Float32Type():
-                raise VerifyException("kernel.matmul: epilogue buffers must be f32")
-            shape = t.get_shape()
-            want = {"scalar": 1, "row": m, "col": n, "full": m * n if m >= 0 and n >= 0 else -1}
-            if all(d >= 0 for d in shape) and want[index] >= 0:
-                if math.prod(shape) != want[index]:
-                    raise VerifyException(
-                        f"kernel.matmul: a '{index}' epilogue buffer of {math.prod(shape)} "
-                        f"elements for a {m}x{n} result"
-                    )
 
 
 @irdl_op_definition
@@ -1030,6 +1039,14 @@ class CallOp(IRDLOperation):
     For ops whose loops would be long and gain nothing from being generated
     (stable sorts, for example). `args` holds integer parameters; the callee
     receives each buffer as data pointer, rank and sizes.
+
+    A callee of `EPILOGUE_OUT` (the runtime's 2-D convs) also takes an
+    `epilogue`, as `kernel.matmul` does, on its output buffer seen as the
+    product `[N, O, spatial…]` = `[batch, M, N]`; its buffers come last, after
+    the callee's own:
+
+        kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1]
+            epilogue ["add:row" %bias, "max:scalar" %zero] : ...
     """
 
     name = "kernel.call"
@@ -1037,18 +1054,57 @@ class CallOp(IRDLOperation):
     callee = prop_def(StringAttr)
     buffers = var_operand_def(MemRefType)
     args = prop_def(DenseArrayBase)
+    epilogue = opt_prop_def(ArrayAttr[StringAttr])
 
-    def __init__(self, callee: str, buffers: Sequence[SSAValue], args: Sequence[int] = ()) -> None:
-        super().__init__(
-            operands=[list(buffers)],
-            properties={"callee": StringAttr(callee), "args": ints(args)},
-        )
+    EPILOGUE_OUT: ClassVar[dict[str, int]] = {
+        "conv_shift_float": 2,
+        "conv_rows_float": 2,
+        "depthwise_float": 2,
+    }
+    """The callees that take an epilogue, and the index of the buffer it applies to."""
+
+    def __init__(
+        self,
+        callee: str,
+        buffers: Sequence[SSAValue],
+        args: Sequence[int] = (),
+        epilogue: Sequence[tuple[str, SSAValue]] = (),
+    ) -> None:
+        props: dict[str, Attribute] = {"callee": StringAttr(callee), "args": ints(args)}
+        if epilogue:
+            props["epilogue"] = ArrayAttr([StringAttr(step) for step, _ in epilogue])
+        super().__init__(operands=[[*buffers, *(v for _, v in epilogue)]], properties=props)
+
+    def steps(self) -> list[tuple[str, str]]:
+        """The epilogue's steps as (op, index kind) pairs."""
+        if self.epilogue is None:
+            return []
+        return [tuple(s.data.split(":", 1)) for s in self.epilogue.data]  # type: ignore[misc]
+
+    @property
+    def data_buffers(self) -> Sequence[SSAValue]:
+        """The callee's own buffers, without the epilogue's."""
+        count = len(self.epilogue.data) if self.epilogue is not None else 0
+        return self.buffers[: len(self.buffers) - count]
+
+    @property
+    def epilogue_args(self) -> Sequence[SSAValue]:
+        """The epilogue's buffers, one per step."""
+        count = len(self.epilogue.data) if self.epilogue is not None else 0
+        return self.buffers[len(self.buffers) - count :] if count else ()
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" @{self.callee.data}(")
-        printer.print_list(self.buffers, printer.print_ssa_value)
+        printer.print_list(self.data_buffers, printer.print_ssa_value)
         printer.print_string(")")
         printer.print_string(" [" + ", ".join(map(str, ints_of(self.args))) + "]")
+        if self.epilogue is not None:
+            printer.print_string(" epilogue [")
+            for i, (step, v) in enumerate(zip(self.epilogue.data, self.epilogue_args, strict=True)):
+                printer.print_string(", " if i else "")
+                printer.print_string(f'"{step.data}" ')
+                printer.print_ssa_value(v)
+            printer.print_string("]")
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(self.attributes)
@@ -1060,12 +1116,47 @@ class CallOp(IRDLOperation):
         callee = parser.parse_symbol_name().data
         names = _parse_index_list(parser, parser.Delimiter.PAREN)
         args = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        steps: list[tuple[str, UnresolvedOperand]] = []
+        if parser.parse_optional_keyword("epilogue") is not None:
+
+            def step() -> tuple[str, UnresolvedOperand]:
+                return parser.parse_str_literal(), parser.parse_unresolved_operand()
+
+            steps = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, step)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        op = cls(callee, parser.resolve_operands(names, types, parser.pos), args)
+        if len(types) != len(names) + len(steps):
+            parser.raise_error(
+                "kernel.call takes a type for each buffer and one for each epilogue buffer"
+            )
+        values = parser.resolve_operands([*names, *(v for _, v in steps)], types, parser.pos)
+        own = values[: len(names)]
+        op = cls(
+            callee,
+            own,
+            args,
+            [(name, v) for (name, _), v in zip(steps, values[len(names) :], strict=True)],
+        )
         op.attributes.update(attrs)
         return op
+
+    def verify_(self) -> None:
+        if self.epilogue is None:
+            return
+        out = self.EPILOGUE_OUT.get(self.callee.data)
+        if out is None:
+            raise VerifyException(f"kernel.call: @{self.callee.data} takes no epilogue")
+        own = self.data_buffers
+        if out >= len(own):
+            raise VerifyException(f"kernel.call: @{self.callee.data} needs an output buffer")
+        shape = _memref(self, own[out], "the output").get_shape()
+        if len(shape) < 2:
+            raise VerifyException("kernel.call: an epilogue's output needs a batch and a row dim")
+        rest = shape[2:]
+        n = -1 if any(d < 0 for d in rest) else math.prod(rest)
+        steps = [s.data for s in self.epilogue.data]
+        verify_epilogue(self, steps, list(self.epilogue_args), [shape[0], shape[1], n])
 
 
 Kernel = Dialect(

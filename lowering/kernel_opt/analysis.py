@@ -167,7 +167,9 @@ def _own_writes(op: Operation) -> Roots | None:
         return _roots([op.target])
     if isinstance(op, kernel.MatmulOp):
         return _roots([op.out])
-    if isinstance(op, kernel.CallOp | kernel.DeallocOp):
+    if isinstance(op, kernel.CallOp):
+        return _roots(op.data_buffers)  # an epilogue's buffers are only read
+    if isinstance(op, kernel.DeallocOp):
         return _roots(op.operands)
     if isinstance(op, kernel.LoadOp):
         return frozenset()

@@ -9,7 +9,10 @@ loaded per row, per column, per element or once, the chain becomes the
 matmul's `epilogue` (see `kernel.MatmulOp`), which the microkernel applies to
 each tile of the product in registers, before the tile's one store, in place
 (one thread, against the separate nest: ResNet-50 4% faster, MobileNetV3-Large
-5%, the small CNN and a transformer block unchanged):
+5%, the small CNN and a transformer block unchanged). A `kernel.call` of a conv
+routine that takes an epilogue (`kernel.CallOp.EPILOGUE_OUT`: the conv by
+shifted rows, by row blocks, the depthwise conv) takes it the same way, its
+output `[1, O, spatial…]` seen as the product `[1, O, points]`:
 
     kernel.matmul %w, %x, %c : ...                    kernel.matmul %w, %x, %c
     kernel.loop (%i, %j) in (64, 784) [parallel] {        epilogue ["mul:row" %s, "max:scalar" %z]
@@ -22,8 +25,8 @@ each tile of the product in registers, before the tile's one store, in place
     }
 
 What it takes (else the nest stays):
-- the matmul has a batch of 1, static sizes, no epilogue yet, and writes a
-  buffer of its block that nothing but the nest reads (through views);
+- the matmul (or call) has a batch of 1, static sizes, no epilogue yet, and
+  writes a buffer of its block that nothing but the nest reads (through views);
 - the nest is all-parallel with static bounds, holds only the loads, the
   chain's ops (`addf`, `mulf`, `subf`, `divf`, `maximumf`, `minimumf`, the
   product on either side) and one store, and visits the product's elements in
@@ -51,7 +54,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from rung.dialects import kernel
@@ -74,7 +77,7 @@ STEP_OPS: dict[type[Operation], tuple[str, str]] = {
 class Plan:
     """A matmul and the nest whose chain becomes its epilogue."""
 
-    matmul: kernel.MatmulOp
+    matmul: kernel.MatmulOp | kernel.CallOp
     nest: kernel.LoopOp
     steps: list[tuple[str, SSAValue]]
     product: kernel.AllocOp
@@ -215,16 +218,40 @@ def _split(bounds: Sequence[int], m: int) -> int | None:
     return len(bounds) if size == m else None
 
 
-def plan(mm: kernel.MatmulOp) -> Plan | None:
+Producer = kernel.MatmulOp | kernel.CallOp
+"""An op that takes an epilogue: a matmul, or a call of a conv routine of
+`kernel.CallOp.EPILOGUE_OUT`."""
+
+
+def _product(op: Producer) -> tuple[int, int, int] | None:
+    """The product's output operand index, M and N, when `op` may take an epilogue (batch 1,
+    static sizes, none yet)."""
+    if op.epilogue is not None:
+        return None
+    if isinstance(op, kernel.MatmulOp):
+        index, out = 2, _shape(op.out)
+        if len(out) != 3:
+            return None
+    else:
+        found = kernel.CallOp.EPILOGUE_OUT.get(op.callee.data)
+        if found is None or found >= len(op.data_buffers):
+            return None
+        index, out = found, _shape(op.data_buffers[found])
+        if len(out) < 2:
+            return None
+    if out[0] != 1 or any(d < 0 for d in out):
+        return None
+    return index, out[1], math.prod(out[2:])
+
+
+def plan(mm: Producer) -> Plan | None:
     """What to fuse into `mm`, or None (see the module doc)."""
-    if mm.epilogue is not None:
+    found = _product(mm)
+    if found is None:
         return None
-    out = _shape(mm.out)
-    if len(out) != 3 or out[0] != 1 or any(d < 0 for d in out):
-        return None
-    m, n = out[1], out[2]
+    out_index, m, n = found
     block = mm.parent
-    product = root(mm.out)
+    product = root(mm.operands[out_index])
     alloc = product.owner
     if block is None or not isinstance(alloc, kernel.AllocOp) or alloc.parent is not block:
         return None
@@ -234,7 +261,7 @@ def plan(mm: kernel.MatmulOp) -> Plan | None:
             user = use.operation
             if isinstance(user, kernel.ViewOp | kernel.DimOp):
                 continue
-            if user is mm and use.index == 2:
+            if user is mm and use.index == out_index:
                 continue
             if not isinstance(user, kernel.LoadOp):
                 return None
@@ -311,7 +338,7 @@ def _hoistable(v: SSAValue, mm: Operation, nest: Operation, moves: list[Operatio
 
 
 def _legal(
-    mm: kernel.MatmulOp,
+    mm: Producer,
     nest: kernel.LoopOp,
     product: SSAValue,
     target: SSAValue,
@@ -341,19 +368,26 @@ def _legal(
 class FuseMatmulEpilogue(RewritePattern):
     """Make the elementwise nest after a matmul its epilogue (see the module doc)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: kernel.MatmulOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, Producer):
+            return
         p = plan(op)
         if p is None:
             return
-        fused = kernel.MatmulOp(
-            op.lhs,
-            op.rhs,
-            op.out,
-            accumulate=op.accumulate is not None,
-            transpose_rhs=op.transpose_rhs is not None,
-            epilogue=p.steps,
-        )
+        fused: Operation
+        if isinstance(op, kernel.MatmulOp):
+            fused = kernel.MatmulOp(
+                op.lhs,
+                op.rhs,
+                op.out,
+                accumulate=op.accumulate is not None,
+                transpose_rhs=op.transpose_rhs is not None,
+                epilogue=p.steps,
+            )
+        else:
+            fused = kernel.CallOp(
+                op.callee.data, op.data_buffers, kernel.ints_of(op.args), epilogue=p.steps
+            )
         fused.attributes.update(op.attributes)
         for moved in p.hoisted:
             moved.detach()
@@ -375,7 +409,7 @@ class FuseMatmulEpiloguePass(ModulePass):
     name = "kernel-fuse-matmul-epilogue"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrite_each(op, kernel.MatmulOp, FuseMatmulEpilogue())
+        rewrite_each(op, (kernel.MatmulOp, kernel.CallOp), FuseMatmulEpilogue())
 
 
 __all__ = ["STEP_OPS", "FuseMatmulEpilogue", "FuseMatmulEpiloguePass", "Plan", "plan"]

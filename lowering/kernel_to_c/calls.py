@@ -51,8 +51,8 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
     )
 
 
-def _epilogue(e: Emitter, op: kernel.MatmulOp) -> str:
-    """The matmul's epilogue as a pointer to a `rung_gemm_epilogue` compound literal, or ""."""
+def _epilogue(e: Emitter, op: kernel.MatmulOp | kernel.CallOp) -> str:
+    """The op's epilogue as a pointer to a `rung_gemm_epilogue` compound literal, or ""."""
     steps = op.steps()
     if not steps:
         return ""
@@ -144,12 +144,20 @@ def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> PackedWeight | None:
     return e.packed[-1]
 
 
+OPENMP_CALLEES = frozenset(
+    {"conv_rows_float", "conv_shift_float", "depthwise_float", "im2col_float"}
+)
+"""Runtime routines that share their work among threads: a model that calls one needs the
+runtime built with OpenMP, even when none of its own loops is parallel."""
+
+
 @emits(kernel.CallOp)
 def call(e: Emitter, op: kernel.CallOp) -> None:
     """`rung_<callee>((rung_tensor[]){...}, (const int64_t[]){args})`: the buffers as
-    tensors of the C ABI, and the op's integer arguments."""
+    tensors of the C ABI, and the op's integer arguments; a callee that takes an
+    epilogue gets it (or 0) last."""
     parts = []
-    for v in op.buffers:
+    for v in op.data_buffers:
         buf = e.buffer(v)
         t = v.type
         assert isinstance(t, MemRefType)
@@ -158,7 +166,10 @@ def call(e: Emitter, op: kernel.CallOp) -> None:
             f"{{(void *){buf.ptr}, {ONNX_FROM_MLIR[t.element_type]}, {len(buf.dims)}, {{{dims}}}}}"
         )
     args = ", ".join(str(a) for a in kernel.ints_of(op.args)) or "0"
+    ep = f", {_epilogue(e, op) or 0}" if op.callee.data in kernel.CallOp.EPILOGUE_OUT else ""
+    if op.callee.data in OPENMP_CALLEES:
+        e.uses_openmp = True
     e.emit(
         f"rung_{op.callee.data}((rung_tensor[]){{{', '.join(parts)}}}, "
-        f"(const int64_t[]){{{args}}});"
+        f"(const int64_t[]){{{args}}}{ep});"
     )

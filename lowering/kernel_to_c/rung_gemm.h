@@ -127,10 +127,17 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
 
 /* The columns of a conv as GEMM (see "im2col" below). */
 RUNG_API void rung_im2col_float(const rung_tensor *t, const int64_t *args);
-/* A depthwise conv of 2 spatial dims (see "depthwise conv" below). */
-RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args);
-/* A conv of 2 spatial dims as GEMMs on blocks of output rows (see "conv by row blocks"). */
-RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args);
+/* A depthwise conv of 2 spatial dims (see "depthwise conv" below); ep may be 0. */
+RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args,
+                                   const rung_gemm_epilogue *ep);
+/* A conv of 2 spatial dims as GEMMs on blocks of output rows (see "conv by row blocks");
+ * ep may be 0. */
+RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
+                                   const rung_gemm_epilogue *ep);
+/* A stride-1 conv of 2 spatial dims as a GEMM that reads its input's rows in place (see
+ * "conv by shifted rows"); ep may be 0. */
+RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
+                                    const rung_gemm_epilogue *ep);
 
 #ifndef RUNG_PREBUILT_RUNTIME /* then the definitions come from the runtime object */
 
@@ -256,25 +263,26 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
       const VT w = (W);                                                                         \
       acc[r][v] = EXPR(acc[r][v], w);                                                           \
     }
-#define RUNG_EP_KINDS(VT, VTU, NV, EXPR)                                                        \
+#define RUNG_EP_KINDS(VT, VTU, NV, EXPR, CSTEP)                                                 \
   switch (ep->step[s].index) {                                                                  \
   case RUNG_EP_SCALAR: RUNG_EP_EACH(VT, NV, (VT){0} + ev[0], EXPR) break;                       \
   case RUNG_EP_ROW: RUNG_EP_EACH(VT, NV, (VT){0} + ev[r0 + r], EXPR) break;                     \
-  case RUNG_EP_COL: RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + c0 + v * lanes), EXPR) break;      \
+  case RUNG_EP_COL: RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + c0 + v * CSTEP), EXPR) break;      \
   default:                                                                                      \
-    RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + (r0 + r) * ldc + c0 + v * lanes), EXPR) break;     \
+    RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + (r0 + r) * ldc + c0 + v * CSTEP), EXPR) break;     \
   }
-#define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
+#define RUNG_GEMM_TILE(NAME, VT, NV, BROW, BSTEP, CSTEP, OFF)                                    \
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
-                          int64_t c0) {                                                         \
+                          int64_t c0 OFF) {                                                     \
     enum { lanes = sizeof(VT) / sizeof(float) };                                                \
+    (void)ldb;                                                                                  \
     typedef float VTU __attribute__((vector_size(sizeof(VT)), aligned(4)));                     \
     VT acc[RUNG_MR][NV];                                                                        \
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                      \
-        __builtin_prefetch(c + r * ldc + v * lanes, 1);                                         \
+        __builtin_prefetch(c + r * ldc + v * CSTEP, 1);                                         \
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] = (VT){0};                 \
     for (int64_t p = 0; p < kc; ++p) {                                                          \
@@ -282,7 +290,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
         __builtin_prefetch(pf + ((p >> 1) & (RUNG_MR - 1)) * lda + ((p >> 4) << 4), 0, 2);      \
       VT bv[NV];                                                                                \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                      \
-        bv[v] = *(const VTU *)(b + p * ldb + v * lanes);                                        \
+        bv[v] = *(const VTU *)(BROW + v * BSTEP);                                               \
       _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                              \
         const float av = a[r * lda + p];                                                        \
         _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];           \
@@ -292,49 +300,57 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
       if (add)                                                                                  \
         _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                              \
           _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                  \
-            acc[r][v] += *(const VTU *)(c + r * ldc + v * lanes);                               \
+            acc[r][v] += *(const VTU *)(c + r * ldc + v * CSTEP);                               \
       for (int s = 0; s < ep->count; ++s) {                                                     \
         const float *ev = ep->step[s].v;                                                        \
         switch (ep->step[s].op) {                                                               \
-        case RUNG_EP_ADD: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_ADD) break;                       \
-        case RUNG_EP_MUL: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MUL) break;                       \
-        case RUNG_EP_SUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_SUB) break;                       \
-        case RUNG_EP_RSUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RSUB) break;                     \
-        case RUNG_EP_DIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_DIV) break;                       \
-        case RUNG_EP_RDIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RDIV) break;                     \
-        case RUNG_EP_MAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MAX) break;                       \
-        case RUNG_EP_RMAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMAX) break;                     \
-        case RUNG_EP_MIN: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MIN) break;                       \
-        default: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMIN) break;                               \
+        case RUNG_EP_ADD: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_ADD, CSTEP) break;                \
+        case RUNG_EP_MUL: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MUL, CSTEP) break;                \
+        case RUNG_EP_SUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_SUB, CSTEP) break;                \
+        case RUNG_EP_RSUB: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RSUB, CSTEP) break;              \
+        case RUNG_EP_DIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_DIV, CSTEP) break;                \
+        case RUNG_EP_RDIV: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RDIV, CSTEP) break;              \
+        case RUNG_EP_MAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MAX, CSTEP) break;                \
+        case RUNG_EP_RMAX: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMAX, CSTEP) break;              \
+        case RUNG_EP_MIN: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_MIN, CSTEP) break;                \
+        default: RUNG_EP_KINDS(VT, VTU, NV, RUNG_EPV_RMIN, CSTEP) break;                        \
         }                                                                                       \
       }                                                                                         \
     }                                                                                           \
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                                \
-      VTU *row = (VTU *)(c + r * ldc);                                                          \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) {                                    \
+        VTU *out = (VTU *)(c + r * ldc + v * CSTEP);                                            \
         if (add && !ep)                                                                         \
-          row[v] += acc[r][v];                                                                  \
+          *out += acc[r][v];                                                                    \
         else                                                                                    \
-          row[v] = acc[r][v];                                                                   \
+          *out = acc[r][v];                                                                     \
       }                                                                                         \
     }                                                                                           \
   }
 #else
-#define RUNG_GEMM_TILE(NAME, VT, NV)                                                             \
+#define RUNG_GEMM_TILE(NAME, VT, NV, BROW, BSTEP, CSTEP, OFF)                                    \
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
-                          int64_t c0) {                                                         \
-    enum { width = NV * (int)sizeof(VT) / (int)sizeof(float) };                                 \
+                          int64_t c0 OFF) {                                                     \
+    enum { lanes = (int)sizeof(VT) / (int)sizeof(float), width = NV * lanes };                 \
     (void)pf;                                                                                   \
+    (void)ldb;                                                                                  \
     float acc[RUNG_MR][width] = {{0}};                                                          \
     for (int64_t p = 0; p < kc; ++p)                                                            \
       for (int r = 0; r < RUNG_MR; ++r)                                                         \
-        for (int j = 0; j < width; ++j) acc[r][j] += a[r * lda + p] * b[p * ldb + j];           \
+        for (int v = 0; v < NV; ++v)                                                            \
+          for (int l = 0; l < lanes; ++l)                                                       \
+            acc[r][v * lanes + l] += a[r * lda + p] * (BROW)[v * (BSTEP) + l];                  \
     for (int r = 0; r < RUNG_MR; ++r)                                                           \
-      for (int j = 0; j < width; ++j)                                                           \
-        c[r * ldc + j] = (add ? c[r * ldc + j] : 0.0f) + acc[r][j];                             \
-    if (ep) rung_gemm_ep_tile(ep, c, ldc, r0, c0, RUNG_MR, width);                              \
+      for (int v = 0; v < NV; ++v)                                                              \
+        for (int l = 0; l < lanes; ++l) {                                                       \
+          float *out = c + r * ldc + v * (CSTEP) + l;                                           \
+          *out = (add ? *out : 0.0f) + acc[r][v * lanes + l];                                   \
+        }                                                                                       \
+    if (ep)                                                                                     \
+      for (int v = 0; v < NV; ++v)                                                              \
+        rung_gemm_ep_tile(ep, c + v * (CSTEP), ldc, r0, c0 + v * (CSTEP), RUNG_MR, lanes);      \
   }
 typedef struct { float x[RUNG_VW]; } rung_vf;
 #endif
@@ -344,14 +360,28 @@ typedef float rung_vh __attribute__((vector_size(RUNG_VW * 2)));
 typedef struct { float x[RUNG_VW / 2]; } rung_vh;
 #endif
 
-RUNG_GEMM_TILE(rung_gemm_tile_full, rung_vf, RUNG_NV)
+/* B's row p: at a stride (a matrix or a packed panel), or at an offset of its own (the
+ * shifted rows of a conv's input, "conv by shifted rows" below). */
+#define RUNG_B_STRIDED (b + p * ldb)
+#define RUNG_B_SHIFTED (b + off[p])
+#define RUNG_NO_OFF
+#define RUNG_WITH_OFF , const int64_t *restrict off, int64_t cstep
+RUNG_GEMM_TILE(rung_gemm_tile_full, rung_vf, RUNG_NV, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
 #if RUNG_NV > 2
-RUNG_GEMM_TILE(rung_gemm_tile_2, rung_vf, 2)
+RUNG_GEMM_TILE(rung_gemm_tile_2, rung_vf, 2, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
 #endif
 #if RUNG_NV > 1
-RUNG_GEMM_TILE(rung_gemm_tile_1, rung_vf, 1)
+RUNG_GEMM_TILE(rung_gemm_tile_1, rung_vf, 1, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
 #endif
-RUNG_GEMM_TILE(rung_gemm_tile_half, rung_vh, 1)
+RUNG_GEMM_TILE(rung_gemm_tile_half, rung_vh, 1, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
+RUNG_GEMM_TILE(rung_shift_tile_full, rung_vf, RUNG_NV, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
+#if RUNG_NV > 2
+RUNG_GEMM_TILE(rung_shift_tile_2, rung_vf, 2, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
+#endif
+#if RUNG_NV > 1
+RUNG_GEMM_TILE(rung_shift_tile_1, rung_vf, 1, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
+#endif
+RUNG_GEMM_TILE(rung_shift_tile_half, rung_vh, 1, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
 
 /* A tile `lanes` wide (a multiple of VW/2 up to NR) at row panel a, column offset b. */
 static inline void rung_gemm_tile(int64_t kc, const float *a, int64_t lda, const float *b,
@@ -1283,7 +1313,8 @@ static void rung_dw_direct(const rung_dw_shape *g, const float *in, int64_t h, i
     }
 }
 
-RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args) {
+RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args,
+                                   const rung_gemm_epilogue *ep) {
   const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
   const int64_t n = out->shape[0], oc = out->shape[1], oh = out->shape[2], ow = out->shape[3];
   const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
@@ -1292,8 +1323,11 @@ RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args) {
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
   const int64_t mult = c > 0 ? oc / c : 1; /* output channels per input channel */
+  if (ep && ep->count <= 0) ep = 0;
   if (taps <= 0 || c <= 0) {
     for (int64_t i = 0; i < n * oc * oh * ow; ++i) dst[i] = 0.0f;
+    for (int64_t img = 0; ep && img < n; ++img)
+      rung_gemm_ep_tile(ep, dst + img * oc * oh * ow, oh * ow, 0, 0, oc, oh * ow);
     return;
   }
   const rung_dw_shape g = rung_dw_geometry(w, out, args);
@@ -1329,14 +1363,18 @@ RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args) {
       float *dsto = dst + job * oh * ow;
       if (!scratch || !off) {
         rung_dw_direct(&g, in, h, wd, wt, kh, kw, dsto, oh, ow);
-        continue;
+      } else {
+        if (filled != img * c + ch) {
+          rung_dw_planes(&g, in, h, wd, scratch);
+          filled = img * c + ch;
+        }
+        rung_dw_run(&g, scratch, off, wt, taps, res);
+        for (int64_t y = 0; y < oh; ++y) rung_dw_copy(dsto + y * ow, res + y * g.wq, ow);
       }
-      if (filled != img * c + ch) {
-        rung_dw_planes(&g, in, h, wd, scratch);
-        filled = img * c + ch;
-      }
-      rung_dw_run(&g, scratch, off, wt, taps, res);
-      for (int64_t y = 0; y < oh; ++y) rung_dw_copy(dsto + y * ow, res + y * g.wq, ow);
+      /* The epilogue on this channel's plane, row o of the output seen as [O, OH*OW],
+       * while the plane is in cache (applied row by row as each is copied, it measured
+       * the same). */
+      if (ep) rung_gemm_ep_tile(ep, dsto, oh * ow, o, 0, 1, oh * ow);
     }
     free(scratch);
     free(off);
@@ -1392,7 +1430,8 @@ static void rung_conv_rows_cols(const float *in, int64_t h, int64_t wd, int64_t 
   }
 }
 
-RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args) {
+RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
+                                   const rung_gemm_epilogue *ep) {
   const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
   const int64_t n = out->shape[0], o = out->shape[1], oh = out->shape[2], ow = out->shape[3];
   const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
@@ -1403,8 +1442,10 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args) {
   if (n <= 0 || o <= 0 || e <= 0) return;
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
+  if (ep && ep->count <= 0) ep = 0;
   if (ck <= 0) {
     for (int64_t i = 0; i < n * o * e; ++i) dst[i] = 0.0f;
+    for (int64_t img = 0; ep && img < n; ++img) rung_gemm_ep_tile(ep, dst + img * o * e, e, 0, 0, o, e);
     return;
   }
   const int64_t blocks = rung_ceildiv(oh, per_block), jobs = n * groups * blocks;
@@ -1445,18 +1486,286 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args) {
                 }
               c0[oc * e + (y - y0) * ow + xo] = acc;
             }
+        if (ep) rung_gemm_ep_tile(ep, c0, e, g * og, y0 * ow, og, rows * ow);
         continue;
       }
       rung_conv_rows_cols(in, h, wd, cg, kh, kw, ow, args, y0, rows, cols);
       const rung_gemm_problem p = {
           .a = a, .b = cols, .c = c0, .lda = ck, .ldb = rows * ow, .ldc = e,
           .m = og, .n = rows * ow, .k = ck, .tb = 0, .packed = 0, .npad = 0, .pcol = 0,
+          .ep = ep, .row0 = g * og, .col0 = y0 * ow,
       };
       rung_gemm_2d(&p, 0, scratch);
     }
     free(cols);
     free(scratch);
   }
+}
+
+/* ---- conv by shifted rows ------------------------------------------------------------------ */
+
+/* A stride-1 conv as the GEMM out[o, y*OW + x] = sum_k W[o, k] * B[k, y*OW + x] whose B, the
+ * im2col columns, is never built: row k = (c, ky, kx) of B, along one output row y, is a
+ * run of the input's row y + ky at column offset kx. So the input is copied once into a
+ * zero-bordered buffer P [C, HP, WP] (HP = OH + (KH-1)*dh, WP = OW + (KW-1)*dw), and the
+ * microkernel's tile, MR output channels by up to NR points of one output row, reads its
+ * row k of B at P + off[k] + y*WP + x with off[k] = (c*HP + ky*dh)*WP + kx*dw. The im2col
+ * writes and reads back KH*KW times the input; this copies it once (the small CNN's three
+ * 3x3 convs spent 42 of 234 us in im2col).
+ *
+ * Tiles are computed per K block of at most RUNG_KC (A's block of MR rows stays in L1
+ * across a row of tiles) and the epilogue, if any, is applied to each tile after its last
+ * block, in registers for whole tiles. Threads split the output rows; each does every
+ * channel of its rows. Tiles cut by the end of a row read lanes past it (P has NR floats of
+ * slack), computed into a buffer and dropped. t = {x [N,C,H,W], w [O,C/G,KH,KW],
+ * out [N,O,OH,OW]}, args = {dilations[2], pad_low[2], groups}. */
+/* A tile `lanes` wide (as rung_gemm_tile) whose vector v reads B at b + off[p] + v * bstep
+ * and writes C at c + v * cstep. */
+static inline void rung_shift_tile(int64_t kc, const float *a, int64_t lda, const float *b,
+                                   const int64_t *off, int64_t bstep, float *c, int64_t ldc,
+                                   int64_t cstep, int add, const rung_gemm_epilogue *ep,
+                                   int64_t r0, int64_t c0, int lanes) {
+  if (lanes == RUNG_NR)
+    rung_shift_tile_full(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+#if RUNG_NV > 2
+  else if (lanes == 2 * RUNG_VW)
+    rung_shift_tile_2(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+#endif
+#if RUNG_NV > 1
+  else if (lanes == RUNG_VW)
+    rung_shift_tile_1(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+#endif
+  else
+    rung_shift_tile_half(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+}
+
+/* Output rows [y0, y1) (OW points each, at row stride WP in P) of channels
+ * [r0, r0 + rows) for one K block. Rows of exactly one vector take a tile of NV rows, a
+ * vector each; other rows go in tiles along the row. */
+static void rung_shift_rows(int64_t kc, const float *a, int64_t lda, const float *p,
+                            const int64_t *off, int64_t wp, float *c, int64_t ldc, int64_t ow,
+                            int64_t y0, int64_t y1, int add, const rung_gemm_epilogue *ep,
+                            int64_t r0, int64_t rows) {
+  if (RUNG_GEMM_VECTOR && ow == RUNG_VW && rows == RUNG_MR) {
+    for (int64_t y = y0; y < y1; y += RUNG_NV) {
+      const int64_t nv = y1 - y < RUNG_NV ? y1 - y : RUNG_NV;
+      rung_shift_tile(kc, a, lda, p + y * wp, off, wp, c + y * ow, ldc, ow, add, ep, r0, y * ow,
+                      (int)(nv * RUNG_VW));
+    }
+    return;
+  }
+  for (int64_t y = y0; y < y1; ++y) {
+    const float *prow = p + y * wp;
+    float *crow = c + y * ow;
+    for (int64_t x = 0; x < ow;) {
+      const int64_t rem = ow - x;
+      int lanes = RUNG_NR;
+      while (lanes > RUNG_VW && lanes > rem) lanes -= RUNG_VW;
+      if (lanes > rem) lanes = rem <= RUNG_VW / 2 ? RUNG_VW / 2 : RUNG_VW;
+      if (rows == RUNG_MR && lanes <= rem) {
+        rung_shift_tile(kc, a, lda, prow + x, off, RUNG_VW, crow + x, ldc, RUNG_VW, add, ep, r0,
+                        y * ow + x, lanes);
+      } else {
+        float tile[RUNG_MR * RUNG_NR];
+        const int64_t w = lanes < rem ? lanes : rem;
+        rung_shift_tile(kc, a, lda, prow + x, off, RUNG_VW, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0,
+                        lanes);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < w; ++j)
+            crow[r * ldc + x + j] = (add ? crow[r * ldc + x + j] : 0.0f) + tile[r * RUNG_NR + j];
+        if (ep) rung_gemm_ep_tile(ep, crow + x, ldc, r0, y * ow + x, rows, w);
+      }
+      x += lanes;
+    }
+  }
+}
+
+/* Whether an epilogue reads only per-row or single values, which a tile applies to its
+ * accumulators wherever its columns lie in C. */
+static inline int rung_ep_rowwise(const rung_gemm_epilogue *ep) {
+  for (int s = 0; ep && s < ep->count; ++s)
+    if (ep->step[s].index != RUNG_EP_ROW && ep->step[s].index != RUNG_EP_SCALAR) return 0;
+  return 1;
+}
+
+/* Flat points [f0, f1) (point f = y * WP + x of the wide output, x < WP) of channels
+ * [r0, r0 + rows) for one K block, into `wide` (row stride ldw); with `last`, each tile's
+ * points with x < OW are then copied to C and finished there. Rows whose width is not a
+ * whole number of vectors (56, 28, 14, 7) waste only the WP - OW columns of each row this
+ * way, where tiles along each row would waste most of a vector at its end. */
+static void rung_shift_flat(int64_t kc, const float *a, int64_t lda, const float *p,
+                            const int64_t *off, int64_t wp, float *wide, int64_t ldw, float *c,
+                            int64_t ldc, int64_t ow, int64_t f0, int64_t f1, int add, int last,
+                            const rung_gemm_epilogue *ep, int64_t r0, int64_t rows) {
+  const rung_gemm_epilogue *tep = last && rung_ep_rowwise(ep) ? ep : 0; /* in registers */
+  for (int64_t f = f0; f < f1;) {
+    const int64_t rem = f1 - f;
+    int lanes = RUNG_NR;
+    while (lanes > RUNG_VW && lanes > rem) lanes -= RUNG_VW;
+    if (lanes > rem) lanes = rem <= RUNG_VW / 2 ? RUNG_VW / 2 : RUNG_VW;
+    const int64_t w = lanes < rem ? lanes : rem;
+    if (rows == RUNG_MR && lanes <= rem) {
+      rung_shift_tile(kc, a, lda, p + f, off, RUNG_VW, wide + f, ldw, RUNG_VW, add, tep, r0, 0,
+                      lanes);
+    } else {
+      float tile[RUNG_MR * RUNG_NR];
+      rung_shift_tile(kc, a, lda, p + f, off, RUNG_VW, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0, lanes);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < w; ++j)
+          wide[r * ldw + f + j] = (add ? wide[r * ldw + f + j] : 0.0f) + tile[r * RUNG_NR + j];
+      if (tep) rung_gemm_ep_tile(tep, wide + f, ldw, r0, 0, rows, w);
+    }
+    if (last) /* the tile's points inside the output, row segment by row segment */
+      for (int64_t g = f; g < f + w;) {
+        const int64_t y = g / wp, x = g % wp;
+        const int64_t end = f + w - y * wp < wp ? f + w - y * wp : wp; /* x range [x, end) */
+        if (x < ow) {
+          const int64_t x1 = end < ow ? end : ow;
+          for (int64_t r = 0; r < rows; ++r)
+            memcpy(c + r * ldc + y * ow + x, wide + r * ldw + g, sizeof(float) * (size_t)(x1 - x));
+          if (ep && !tep) rung_gemm_ep_tile(ep, c + y * ow + x, ldc, r0, y * ow + x, rows, x1 - x);
+        }
+        g = y * wp + end;
+      }
+    f += lanes;
+  }
+}
+
+RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
+                                    const rung_gemm_epilogue *ep) {
+  const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
+  const int64_t n = out->shape[0], o = out->shape[1], oh = out->shape[2], ow = out->shape[3];
+  const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
+  const int64_t kh = w->shape[2], kw = w->shape[3];
+  const int64_t dh = args[0], dw = args[1], pt = args[2], pl = args[3];
+  const int64_t groups = args[4] > 0 ? args[4] : 1;
+  const int64_t og = o / groups, cg = c / groups, ck = cg * kh * kw, e = oh * ow;
+  if (n <= 0 || o <= 0 || e <= 0) return;
+  if (ep && ep->count <= 0) ep = 0;
+  const float *src = (const float *)x->data, *wts = (const float *)w->data;
+  float *dst = (float *)out->data;
+  const int64_t hp = oh + (kh - 1) * dh, wp = ow + (kw - 1) * dw, plane = hp * wp;
+  /* Rows of whole vectors go by rows; others as one flat run through `wide`. */
+  const int flat = ow % RUNG_VW != 0, ldw = oh * wp + RUNG_NR;
+  const size_t slack = (size_t)(RUNG_NR + wp); /* read past the last plane by the last tiles */
+  float *pad = ck > 0 ? (float *)aligned_alloc(64, ((c * plane + slack) * 4 + 63) / 64 * 64) : 0;
+  float *wide = ck > 0 && flat ? (float *)aligned_alloc(64, ((size_t)(o * ldw) * 4 + 63) / 64 * 64) : 0;
+  int64_t *off = ck > 0 ? (int64_t *)malloc(sizeof(int64_t) * (size_t)ck) : 0;
+  float *edge = og % RUNG_MR && ck > 0
+                    ? (float *)malloc(sizeof(float) * (size_t)(groups * RUNG_MR * ck))
+                    : 0;
+  if (ck > 0 && (!pad || !off || (og % RUNG_MR && !edge) || (flat && !wide))) {
+    /* no memory: point by point */
+    for (int64_t img = 0; img < n; ++img)
+      for (int64_t oc = 0; oc < o; ++oc) {
+        const int64_t g = oc / og;
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            float acc = 0.0f;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t ky = 0; ky < kh; ++ky) {
+                const int64_t iy = y + ky * dh - pt;
+                if (iy < 0 || iy >= h) continue;
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t ix = xo + kx * dw - pl;
+                  if (ix >= 0 && ix < wd)
+                    acc += wts[(oc * cg + ci) * kh * kw + ky * kw + kx] *
+                           src[((img * c + g * cg + ci) * h + iy) * wd + ix];
+                }
+              }
+            dst[(img * o + oc) * e + y * ow + xo] = acc;
+          }
+      }
+    if (ep)
+      for (int64_t img = 0; img < n; ++img) rung_gemm_ep_tile(ep, dst + img * o * e, e, 0, 0, o, e);
+    free(pad);
+    free(wide);
+    free(off);
+    free(edge);
+    return;
+  }
+  for (int64_t ci = 0; ci < cg; ++ci)
+    for (int64_t ky = 0; ky < kh; ++ky)
+      for (int64_t kx = 0; kx < kw; ++kx)
+        off[(ci * kh + ky) * kw + kx] = (ci * hp + ky * dh) * wp + kx * dw;
+  const int64_t kstep = ck > 0 ? rung_gemm_kstep(ck) : 1;
+  if (edge) /* each group's last channels, zero-padded to a whole panel of MR rows */
+    for (int64_t g = 0; g < groups; ++g) {
+      float *e0 = edge + g * RUNG_MR * ck;
+      memset(e0, 0, sizeof(float) * (size_t)(RUNG_MR * ck));
+      memcpy(e0, wts + (g * og + og / RUNG_MR * RUNG_MR) * ck,
+             sizeof(float) * (size_t)(og % RUNG_MR * ck));
+    }
+  for (int64_t img = 0; img < n; ++img) {
+    const float *in = src + img * c * h * wd;
+#ifdef _OPENMP
+#pragma omp parallel if (oh > 1 && 2 * o * e * ck >= RUNG_GEMM_MIN_FLOPS && !omp_in_parallel())
+#endif
+    {
+      if (ck > 0) {
+        /* P: the input, bordered with zeros up to HP x WP. */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int64_t row = 0; row < c * hp; ++row) {
+          const int64_t ci = row / hp, py = row % hp, iy = py - pt;
+          float *prow = pad + row * wp;
+          if (iy < 0 || iy >= h) {
+            memset(prow, 0, sizeof(float) * (size_t)wp);
+            continue;
+          }
+          const float *irow = in + (ci * h + iy) * wd;
+          for (int64_t px = 0; px < wp; ++px) {
+            const int64_t ix = px - pl;
+            prow[px] = ix >= 0 && ix < wd ? irow[ix] : 0.0f;
+          }
+        }
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        memset(pad + c * plane, 0, sizeof(float) * slack);
+      }
+      int64_t y0 = 0, y1 = oh;
+#ifdef _OPENMP
+      if (omp_get_num_threads() > 1) {
+        const int64_t nt = omp_get_num_threads(), id = omp_get_thread_num();
+        y0 = oh * id / nt;
+        y1 = oh * (id + 1) / nt;
+      }
+#endif
+      for (int64_t g = 0; g < groups; ++g) {
+        const float *a = wts + g * og * ck, *pg = pad + g * cg * plane;
+        float *cg0 = dst + (img * o + g * og) * e;
+        if (ck <= 0) {
+          for (int64_t r = 0; r < og; ++r)
+            for (int64_t j = y0 * ow; j < y1 * ow; ++j) cg0[r * e + j] = 0.0f;
+          if (ep)
+            for (int64_t y = y0; y < y1; ++y)
+              rung_gemm_ep_tile(ep, cg0 + y * ow, e, g * og, y * ow, og, ow);
+          continue;
+        }
+        for (int64_t pc = 0; pc < ck; pc += kstep) {
+          const int64_t kc = ck - pc < kstep ? ck - pc : kstep;
+          const rung_gemm_epilogue *tep = pc + kc == ck ? ep : 0;
+          for (int64_t ir = 0; ir < og; ir += RUNG_MR) {
+            const int64_t rows = og - ir < RUNG_MR ? og - ir : RUNG_MR;
+            const float *ap = rows == RUNG_MR ? a + ir * ck + pc : edge + g * RUNG_MR * ck + pc;
+            if (flat)
+              rung_shift_flat(kc, ap, ck, pg, off + pc, wp, wide + (g * og + ir) * ldw, ldw,
+                              cg0 + ir * e, e, ow, y0 * wp, (y1 - 1) * wp + ow, pc > 0,
+                              pc + kc == ck, ep, g * og + ir, rows);
+            else
+              rung_shift_rows(kc, ap, ck, pg, off + pc, wp, cg0 + ir * e, e, ow, y0, y1, pc > 0,
+                              tep, g * og + ir, rows);
+          }
+        }
+      }
+    }
+  }
+  free(pad);
+  free(wide);
+  free(off);
+  free(edge);
 }
 
 #endif /* RUNG_PREBUILT_RUNTIME */

@@ -321,9 +321,38 @@ CONV = [
     Case(  # columns of 1.4M floats: GEMMs on blocks of 18 output rows (rung_conv_rows_float)
         "conv_row_blocks",
         "Conv",
-        [rand(1, 16, 100, 100), rand(8, 16, 3, 3), rand(8)],
+        [rand(1, 16, 200, 200), rand(8, 16, 3, 3), rand(8)],
+        {"pads": [1, 1, 1, 1], "strides": [2, 2]},
+        const=(1, 2),
+    ),
+    # Stride 1 on maps at least 16 wide: rung_conv_shift_float, tiles reading the input's
+    # bordered rows in place; rows of whole vectors go row by row, others as one flat run.
+    Case(  # 16 wide: a tile of 3 rows of one vector; 20 channels, the last panel partial
+        "conv_shift_rows",
+        "Conv",
+        [rand(1, 6, 18, 16), rand(20, 6, 3, 3), rand(20)],
         {"pads": [1, 1, 1, 1]},
         const=(1, 2),
+    ),
+    Case(  # 32 wide, 5x5, asymmetric pads wider than the kernel's reach on one side
+        "conv_shift_rows_5x5",
+        "Conv",
+        [rand(1, 3, 9, 30), rand(8, 3, 5, 5)],
+        {"pads": [3, 0, 1, 4]},
+        const=(1,),
+    ),
+    Case(  # 28 wide: one flat run; 40 channels: two K blocks, the epilogue after the last
+        "conv_shift_flat_kblocks",
+        "Conv",
+        [rand(1, 40, 9, 28), rand(9, 40, 3, 3), rand(9)],
+        {"pads": [1, 1, 1, 1]},
+        const=(1, 2),
+    ),
+    Case(  # a batch of 2, two groups of 6 channels, dilations, no padding
+        "conv_shift_groups_dilated",
+        "Conv",
+        [rand(2, 4, 12, 26), rand(12, 2, 3, 2)],
+        {"group": 2, "dilations": [2, 3]},
     ),
     Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
     Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
@@ -430,6 +459,24 @@ def test_row_block_convs_are_sanitizer_clean(monkeypatch: pytest.MonkeyPatch) ->
     names |= {"conv_same_upper", "conv_pad_wider_than_kernel"}
     cases = [c for c in CONV if c.name in names]
     _check_sanitized(cases, "rung_conv_rows_float")
+
+
+SHIFT_CASES = [
+    "conv_shift_rows",
+    "conv_shift_rows_5x5",
+    "conv_shift_flat_kblocks",
+    "conv_shift_groups_dilated",
+]
+"""The f32 convs that call the runtime's `rung_conv_shift_float`."""
+
+
+def test_shifted_convs_are_sanitizer_clean() -> None:
+    """Every shifted-rows geometry (rows of whole vectors and flat runs, partial channel
+    panels, K blocks, groups, dilations, asymmetric pads, a batch) under AddressSanitizer
+    and UBSan: the tiles read past the end of each row, and past the last plane, which must
+    stay inside the bordered copy of the input."""
+    cases = [c for c in CONV if c.name in SHIFT_CASES]
+    _check_sanitized(cases, "rung_conv_shift_float")
 
 
 DEPTHWISE_CASES = [
@@ -804,6 +851,110 @@ def test_gemm_epilogue_matches_numpy(epilogue_lib: ctypes.CDLL) -> None:
                 atol=1e-6,
                 err_msg=f"m={m} n={n} k={k} acc={acc} tb={tb} pack={pack} threads={threads} "
                 f"steps={[(EP_OPS[o], EP_KINDS[kd]) for o, kd, _ in steps]}",
+            )
+
+
+SHIFT_WRAPPER = r"""
+#include "rung_runtime.h"
+#include <omp.h>
+/* x [n,c,h,w], wt [o,c/g,kh,kw], y [n,o,oh,ow]; args {dh, dw, pad_top, pad_left, groups}. */
+void conv_shift(const float *x, const float *wt, float *y, const int64_t *dims,
+                const int64_t *args, int count, const int *ops, const int *kinds,
+                const float **vs, int threads) {
+  rung_gemm_epilogue ep = {count, {{0, 0, 0}}};
+  for (int i = 0; i < count; ++i) ep.step[i] = (rung_gemm_step){ops[i], kinds[i], vs[i]};
+  rung_tensor t[3] = {{(void *)x, 1, 4, {dims[0], dims[1], dims[2], dims[3]}},
+                      {(void *)wt, 1, 4, {dims[4], dims[1] / args[4], dims[5], dims[6]}},
+                      {(void *)y, 1, 4, {dims[0], dims[4], dims[7], dims[8]}}};
+  omp_set_num_threads(threads);
+  rung_conv_shift_float(t, args, count ? &ep : 0);
+}
+"""
+
+
+def _conv_reference(
+    x: np.ndarray, w: np.ndarray, dil: tuple[int, int], pads: tuple[int, int, int, int], groups: int
+) -> np.ndarray:
+    """A stride-1 2-D conv in float64, tap by tap."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = h + pads[0] + pads[2] - (kh - 1) * dil[0]
+    ow = wd + pads[1] + pads[3] - (kw - 1) * dil[1]
+    y = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for g in range(groups):
+        for ky in range(kh):
+            for kx in range(kw):
+                win = xp[:, g * cg : (g + 1) * cg, ky * dil[0] : ky * dil[0] + oh]
+                win = win[..., kx * dil[1] : kx * dil[1] + ow]
+                wk = w[g * og : (g + 1) * og, :, ky, kx].astype(np.float64)
+                y[:, g * og : (g + 1) * og] += np.einsum("oc,nchw->nohw", wk, win)
+    return y
+
+
+@pytest.fixture(scope="module", params=["native", "scalar"])
+def shift_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
+    tmp = tmp_path_factory.mktemp("conv_shift")
+    lib = ctypes.CDLL(str(_build(tmp, "conv_shift", SHIFT_WRAPPER, [*flags, "-fopenmp"], True)))
+    lib.conv_shift.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_void_p] * 3
+    lib.conv_shift.argtypes += [ctypes.c_int]
+    return lib
+
+
+def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
+    """`rung_conv_shift_float` against a float64 conv then the epilogue's steps in numpy:
+    rows of whole vectors (16, 32, 48 wide) and flat runs (7 to 30 wide), 1 to 3 channel
+    panels with the last one partial, one to three K blocks, groups, dilations, asymmetric
+    pads, a batch without epilogue, every step and operand kind, on one and two threads."""
+    rng = np.random.default_rng(17)
+    geometries = [
+        # n, c, h, w, o, kh, kw, dil, pads (top, left, bottom, right), groups
+        (1, 3, 16, 16, 8, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 5, 7, 32, 20, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 2, 5, 48, 9, 1, 3, (1, 1), (0, 1, 0, 1), 1),
+        (1, 30, 9, 28, 17, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 70, 6, 14, 8, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 4, 11, 7, 6, 5, 5, (1, 1), (2, 2, 2, 2), 1),
+        (1, 6, 13, 30, 12, 3, 2, (2, 3), (0, 2, 3, 0), 2),
+        (2, 4, 9, 20, 10, 3, 3, (1, 1), (1, 0, 1, 2), 2),
+        (1, 3, 1, 16, 8, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+    ]
+    for t, (n, c, h, wd, o, kh, kw, dil, pads, groups) in enumerate(geometries):
+        x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
+        w = rng.standard_normal((o, c // groups, kh, kw)).astype(np.float32)
+        conv = _conv_reference(x, w, dil, pads, groups)
+        oh, ow = conv.shape[2:]
+        m, cols = o, oh * ow
+        count = 0 if n > 1 else 1 + t % 8
+        steps = []
+        for _ in range(count):
+            op, kind = int(rng.integers(len(EP_OPS))), int(rng.integers(len(EP_KINDS)))
+            size = {0: 1, 1: m, 2: cols, 3: m * cols}[kind]
+            v = rng.uniform(0.5, 1.5, size).astype(np.float32)
+            steps.append((op, kind, v * rng.choice([-1.0, 1.0], size).astype(np.float32)))
+        ops = (ctypes.c_int * max(count, 1))(*(st[0] for st in steps))
+        kinds = (ctypes.c_int * max(count, 1))(*(st[1] for st in steps))
+        vs = (ctypes.c_void_p * max(count, 1))(*(st[2].ctypes.data for st in steps))
+        dims = np.array([n, c, h, wd, o, kh, kw, oh, ow], np.int64)
+        args = np.array([dil[0], dil[1], pads[0], pads[1], groups], np.int64)
+        want = conv.astype(np.float32)
+        if steps:
+            want = _epilogue_reference(want.reshape(m, cols), steps).reshape(conv.shape)
+        for threads in (1, 2):
+            y = np.full(conv.shape, np.nan, np.float32)
+            shift_lib.conv_shift(
+                x.ctypes.data, w.ctypes.data, y.ctypes.data, dims.ctypes.data,
+                args.ctypes.data, count, ops, kinds, vs, threads,
+            )  # fmt: skip
+            np.testing.assert_allclose(
+                y,
+                want,
+                rtol=1e-3,  # a float32 conv's rounding, amplified by the steps' divisions
+                atol=1e-3,
+                err_msg=f"geometry {t} threads={threads} "
+                f"steps={[(EP_OPS[op], EP_KINDS[kd]) for op, kd, _ in steps]}",
             )
 
 

@@ -118,7 +118,74 @@ def gemm_bias_relu() -> onnx.ModelProto:
     return _model("gemm_bias_relu", nodes, [3, 128], [3, 300], inits)
 
 
-MODELS = [conv_bn_relu, conv_residual_clip, linear_ops, gemm_bias_relu]
+def shifted_conv_bn_residual_relu() -> onnx.ModelProto:
+    """A 3x3 stride-1 conv by shifted rows (`rung_conv_shift_float`): its bias and
+    BatchNorm per row, a residual per element, ReLU, on a 30-wide map (one flat run)."""
+    c = 12
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["n"]),
+        helper.make_node("Add", ["n", "r"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    inits = {
+        "w": _w(c, 8, 3, 3),
+        "b": RNG.standard_normal(c),
+        "s": RNG.uniform(0.5, 1.5, c),
+        "t": RNG.standard_normal(c),
+        "m": RNG.standard_normal(c),
+        "v": RNG.uniform(0.5, 1.5, c),
+    }
+    return _model(
+        "shifted_conv", nodes, [1, 8, 10, 30], [1, c, 10, 30], inits, {"r": [1, c, 10, 30]}
+    )
+
+
+def depthwise_bn_clip_residual() -> onnx.ModelProto:
+    """A depthwise conv (`rung_depthwise_float`), stride 2: its bias and BatchNorm per row,
+    ReLU6's max and min (scalars), a residual per element, applied per channel plane."""
+    c = 10
+    nodes = [
+        helper.make_node(
+            "Conv", ["x", "w", "b"], ["c"], group=c, pads=[1, 1, 1, 1], strides=[2, 2]
+        ),
+        helper.make_node("BatchNormalization", ["c", "s", "t", "m", "v"], ["n"]),
+        helper.make_node("Clip", ["n", "lo", "hi"], ["k"]),
+        helper.make_node("Sub", ["r", "k"], ["y"]),
+    ]
+    inits = {
+        "w": _w(c, 1, 3, 3),
+        "b": RNG.standard_normal(c),
+        "s": RNG.uniform(0.5, 1.5, c),
+        "t": RNG.standard_normal(c),
+        "m": RNG.standard_normal(c),
+        "v": RNG.uniform(0.5, 1.5, c),
+        "lo": np.array(0.0),
+        "hi": np.array(6.0),
+    }
+    return _model("depthwise", nodes, [1, c, 15, 17], [1, c, 8, 9], inits, {"r": [1, c, 8, 9]})
+
+
+def row_block_conv_bias_relu() -> onnx.ModelProto:
+    """A stride-2 conv on a large map (`rung_conv_rows_float`, GEMMs on blocks of output
+    rows): its bias per row and ReLU, applied to each block's tiles."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c"], ["y"]),
+    ]
+    inits = {"w": _w(8, 16, 3, 3), "b": RNG.standard_normal(8)}
+    return _model("row_blocks", nodes, [1, 16, 200, 200], [1, 8, 100, 100], inits)
+
+
+MODELS = [
+    depthwise_bn_clip_residual,
+    row_block_conv_bias_relu,
+    conv_bn_relu,
+    conv_residual_clip,
+    linear_ops,
+    gemm_bias_relu,
+    shifted_conv_bn_residual_relu,
+]
 
 
 @pytest.mark.parametrize("build", MODELS, ids=[m.__name__ for m in MODELS])
@@ -126,10 +193,16 @@ def test_the_product_carries_the_epilogue(build) -> None:  # type: ignore[no-unt
     """Every op after the product is a step of its epilogue: no nest is left."""
     module = lower(load_module(build()), "kernel")
     assert not [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
-    (matmul,) = [op for op in module.walk() if isinstance(op, kernel.MatmulOp)]
-    assert len(matmul.steps()) >= 2
+    (product,) = [
+        op
+        for op in module.walk()
+        if isinstance(op, kernel.MatmulOp)
+        or (isinstance(op, kernel.CallOp) and op.callee.data in kernel.CallOp.EPILOGUE_OUT)
+    ]
+    assert len(product.steps()) >= 2
     source = generate_c(module, "model").source
-    assert "rung_matmul_float_ep(" in source or "rung_gemm_epilogue_apply(" in source, source
+    fused = ("rung_matmul_float_ep(", "rung_gemm_epilogue_apply(", "&(const rung_gemm_epilogue)")
+    assert any(f in source for f in fused), source
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -1,6 +1,7 @@
 """Nests that share their work among OpenMP threads give onnxruntime's results on 1, 2 and 3
 threads: a max pool reducing each output point's window, its channels shared among the
-threads, and the im2col of a 3-channel image, which the runtime shares out itself."""
+threads, and the conv of a 3-channel image by shifted rows, whose output rows the runtime
+shares out itself."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def conv_pool_model() -> onnx.ModelProto:
-    """Conv 3 -> 32 channels (im2col), ReLU, max pool 2x2 stride 2."""
+    """Conv 3 -> 32 channels (by shifted rows), ReLU, max pool 2x2 stride 2."""
     rng = np.random.default_rng(0)
     w = numpy_helper.from_array(rng.standard_normal((32, 3, 3, 3)).astype(np.float32), "w")
     b = numpy_helper.from_array(rng.standard_normal(32).astype(np.float32), "b")
@@ -43,11 +44,13 @@ def conv_pool_model() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_the_pool_runs_on_threads_and_the_im2col_is_the_runtime_s() -> None:
-    """The runtime's im2col shares its rows among the threads itself (rung_gemm.h)."""
+def test_the_pool_runs_on_threads_and_the_conv_is_the_runtime_s() -> None:
+    """The runtime's conv by shifted rows shares its output rows among the threads itself
+    (rung_gemm.h), with the bias and ReLU as its epilogue."""
     module = lower(load_module(conv_pool_model()), "kernel")
     source = generate_c(module, "model").source
-    assert source.count("rung_im2col_float(") == 1, source
+    assert source.count("rung_conv_shift_float(") == 1, source
+    assert "RUNG_EP_MAX" in source, source
     # The pool: its channels (32) outermost and shared, then its output points (48 x 48),
     # each reducing its window (2 x 2), which gcc is asked to unroll.
     lines = source.splitlines()

@@ -2,7 +2,8 @@
 // buffer [N, C, K..., E...] (the runtime's rung_im2col_float, a kernel.call
 // with the strides, dilations and low pads) plus one batched kernel.matmul
 // with the weights [G, O/G, C/G*K...] on the left, so the product lands in
-// NCHW. A 1x1, stride-1, unpadded conv multiplies views of the input.
+// NCHW. A 1x1, stride-1, unpadded conv multiplies views of the input. Stride-1
+// convs on wide enough maps call the runtime's rung_conv_shift_float instead.
 // Depthwise convs and other element types accumulate directly into a zeroed
 // output, along the valid output range of each kernel offset.
 // RUN: opt %s -p convert-core-to-kernel | filecheck %s
@@ -52,17 +53,56 @@ func.func @grouped(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
   func.return %y : tensor<2x6x3x3xf32>
 }
 
-// A large map with few output channels (im2col columns of 1.4M floats): GEMMs on blocks
-// of 18 output rows, each block's columns made right before its product, by the runtime.
-// The arguments: strides, dilations, pad_low, groups, rows per block.
-// CHECK-LABEL: func.func @row_blocks(%x: memref<1x16x100x100xf32>, %w: memref<8x16x3x3xf32>) -> memref<1x8x100x100xf32>
+// A large map with few output channels (im2col columns of 1.4M floats), stride 2: GEMMs
+// on blocks of 18 output rows, each block's columns made right before its product, by the
+// runtime. The arguments: strides, dilations, pad_low, groups, rows per block.
+// CHECK-LABEL: func.func @row_blocks(%x: memref<1x16x200x200xf32>, %w: memref<8x16x3x3xf32>) -> memref<1x8x100x100xf32>
 // CHECK-NOT:     kernel.matmul
 // CHECK:         %[[Y:.*]] = kernel.alloc() : memref<1x8x100x100xf32>
-// CHECK-NEXT:    kernel.call @conv_rows_float(%x, %w, %[[Y]]) [1, 1, 1, 1, 1, 1, 1, 18] : memref<1x16x100x100xf32>, memref<8x16x3x3xf32>, memref<1x8x100x100xf32>
+// CHECK-NEXT:    kernel.call @conv_rows_float(%x, %w, %[[Y]]) [2, 2, 1, 1, 1, 1, 1, 18] : memref<1x16x200x200xf32>, memref<8x16x3x3xf32>, memref<1x8x100x100xf32>
 // CHECK-NEXT:    func.return %[[Y]] : memref<1x8x100x100xf32>
-func.func @row_blocks(%x: tensor<1x16x100x100xf32>, %w: tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32> {
-  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x16x100x100xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32>
+func.func @row_blocks(%x: tensor<1x16x200x200xf32>, %w: tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x16x200x200xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x100x100xf32>
   func.return %y : tensor<1x8x100x100xf32>
+}
+
+// Stride 1 on a map whose rows the shifted tiles fill (16 wide, or with a border under an
+// eighth of the row): one call of the runtime's rung_conv_shift_float, which reads the
+// columns from a bordered copy of the input, never building them. The arguments:
+// dilations, pad_low, groups.
+// CHECK-LABEL: func.func @shifted(%x: memref<1x4x16x16xf32>, %w: memref<8x4x3x3xf32>) -> memref<1x8x16x16xf32>
+// CHECK-NOT:     kernel.matmul
+// CHECK:         %[[Y:.*]] = kernel.alloc() : memref<1x8x16x16xf32>
+// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %[[Y]]) [1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
+// CHECK-NEXT:    func.return %[[Y]] : memref<1x8x16x16xf32>
+func.func @shifted(%x: tensor<1x4x16x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
+  func.return %y : tensor<1x8x16x16xf32>
+}
+
+// Dilation 2 on a 30-wide map (a border of 4 columns, under an eighth of the 34-wide
+// bordered row), two groups of 6 channels, no padding on the left.
+// CHECK-LABEL: func.func @shifted_dilated
+// CHECK:         kernel.call @conv_shift_float(%x, %w, %{{.*}}) [2, 2, 0, 0, 2] : memref<1x4x34x34xf32>, memref<12x2x3x3xf32>, memref<1x12x30x30xf32>
+func.func @shifted_dilated(%x: tensor<1x4x34x34xf32>, %w: tensor<12x2x3x3xf32>) -> tensor<1x12x30x30xf32> {
+  %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 2 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x34x34xf32>, tensor<12x2x3x3xf32>) -> tensor<1x12x30x30xf32>
+  func.return %y : tensor<1x12x30x30xf32>
+}
+
+// What stays im2col: a 14-wide map (its border, 2 of 16 columns, is an eighth), a 16-wide
+// map with 4 output channels (the GEMM's few-rows form), stride 2.
+// CHECK-LABEL: func.func @not_shifted
+// CHECK-NOT:     conv_shift_float
+// CHECK:         kernel.call @im2col_float
+// CHECK:         kernel.call @im2col_float
+// CHECK:         kernel.call @im2col_float
+// CHECK-NOT:     conv_shift_float
+// CHECK:         func.return
+func.func @not_shifted(%x: tensor<1x4x14x14xf32>, %w: tensor<8x4x3x3xf32>, %x2: tensor<1x4x16x16xf32>, %w2: tensor<4x4x3x3xf32>) -> (tensor<1x8x14x14xf32>, tensor<1x4x16x16xf32>, tensor<1x8x8x8xf32>) {
+  %a = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x14x14xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x14x14xf32>
+  %b = core.conv(%x2, %w2) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x16x16xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x16x16xf32>
+  %c = core.conv(%x2, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  func.return %a, %b, %c : tensor<1x8x14x14xf32>, tensor<1x4x16x16xf32>, tensor<1x8x8x8xf32>
 }
 
 // Depthwise with 2 spatial dims: one call of the runtime's rung_depthwise_float on the

@@ -15,6 +15,18 @@
 // CHECK:     kernel.matmul: shapes (1, 2, 3) x (1, 4, 5) -> (1, 2, 5) do not agree
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.dim: dim 2 of a rank-2 buffer
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.matmul: a 'row' epilogue buffer of 3 elements for a 2x5 result
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.matmul: epilogue step 'pow:row' is not <op>:<index>
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.matmul: an epilogue needs a batch of 1
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.call: @sort takes no epilogue
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.call: a 'full' epilogue buffer of 4 elements for a 2x16 result
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.call: epilogue buffers must be f32
 // CHECK-NOT: Traceback
 
 func.func @load_rank(%x: memref<2x3xf32>) -> f32 {
@@ -67,4 +79,46 @@ func.func @matmul_shapes(%a: memref<1x2x3xf32>, %b: memref<1x4x5xf32>, %c: memre
 func.func @dim_range(%x: memref<2x3xf32>) -> index {
   %d = kernel.dim %x[2] : memref<2x3xf32>
   func.return %d : index
+}
+
+// -----
+
+func.func @epilogue_rows(%a: memref<1x2x3xf32>, %b: memref<1x3x5xf32>, %c: memref<1x2x5xf32>, %r: memref<3xf32>) {
+  kernel.matmul %a, %b, %c epilogue ["add:row" %r] : memref<1x2x3xf32>, memref<1x3x5xf32>, memref<1x2x5xf32>, memref<3xf32>
+  func.return
+}
+
+// -----
+
+func.func @epilogue_step(%a: memref<1x2x3xf32>, %b: memref<1x3x5xf32>, %c: memref<1x2x5xf32>, %r: memref<2xf32>) {
+  kernel.matmul %a, %b, %c epilogue ["pow:row" %r] : memref<1x2x3xf32>, memref<1x3x5xf32>, memref<1x2x5xf32>, memref<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @epilogue_batch(%a: memref<2x2x3xf32>, %b: memref<2x3x5xf32>, %c: memref<2x2x5xf32>, %r: memref<2xf32>) {
+  kernel.matmul %a, %b, %c epilogue ["add:row" %r] : memref<2x2x3xf32>, memref<2x3x5xf32>, memref<2x2x5xf32>, memref<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @call_epilogue_callee(%x: memref<4xf32>, %r: memref<f32>) {
+  kernel.call @sort(%x, %x) [0, 0] epilogue ["add:scalar" %r] : memref<4xf32>, memref<4xf32>, memref<f32>
+  func.return
+}
+
+// -----
+
+func.func @call_epilogue_size(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x4x4xf32>, %f: memref<4xf32>) {
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:full" %f] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @call_epilogue_type(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x4x4xf32>, %r: memref<2xi32>) {
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:row" %r] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xi32>
+  func.return
 }

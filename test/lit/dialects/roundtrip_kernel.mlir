@@ -19,6 +19,8 @@
 // CHECK:      %f = kernel.remf %r2, %r2 : f32
 // CHECK-NEXT: %o = kernel.alloc() {offset = 128 : i64} : memref<4xf32>
 // CHECK:      kernel.matmul %m, %m, %m {accumulate} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>
+// CHECK:      kernel.matmul %m, %m, %m epilogue ["mul:row" %b2, "max:scalar" %s0] : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>, memref<f32>
+// CHECK:      kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
 // CHECK-NEXT: kernel.dealloc %y : memref<?x64xf32>
 
 func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
@@ -46,6 +48,14 @@ func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
   %o = kernel.alloc() {offset = 128 : i64} : memref<4xf32>
   %m = kernel.alloc() : memref<1x2x2xf32>
   kernel.matmul %m, %m, %m {accumulate} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>
+  %b2 = kernel.alloc() : memref<2xf32>
+  %s0 = kernel.alloc() : memref<f32>
+  kernel.matmul %m, %m, %m epilogue ["mul:row" %b2, "max:scalar" %s0] : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>, memref<f32>
+  %ci = kernel.alloc() : memref<1x3x4x4xf32>
+  %cw = kernel.alloc() : memref<2x3x3x3xf32>
+  %co = kernel.alloc() : memref<1x2x4x4xf32>
+  %cf = kernel.alloc() : memref<1x2x16xf32>
+  kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
   kernel.dealloc %y : memref<?x64xf32>
   return %y : memref<?x64xf32>
 }

@@ -152,3 +152,47 @@ func.func @batched(%w: memref<2x4x3xf32>, %x: memref<2x3x6xf32>, %s: memref<f32>
   }
   func.return %y : memref<2x4x6xf32>
 }
+
+// A conv the runtime computes by shifted rows takes the epilogue too, on its output seen
+// as [batch, channels, points]: a bias per channel (row), a residual add (full) and a
+// ReLU; the nest visits the NCHW output by its 4 ivs.
+// CHECK-LABEL: func.func @shifted_conv
+// CHECK:         %y = kernel.alloc() : memref<1x8x16x16xf32>
+// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:row" %b, "add:full" %res, "max:scalar" %z] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>, memref<8xf32>, memref<1x8x16x16xf32>, memref<f32>
+// CHECK-NOT:     kernel.loop
+// CHECK:         func.return %y
+func.func @shifted_conv(%x: memref<1x4x16x16xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8xf32>, %res: memref<1x8x16x16xf32>, %z: memref<f32>) -> memref<1x8x16x16xf32> {
+  %y = kernel.alloc() : memref<1x8x16x16xf32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
+  %out = kernel.alloc() : memref<1x8x16x16xf32>
+  kernel.loop (%n, %c, %h, %v) in (1, 8, 16, 16) [parallel, parallel, parallel, parallel] {
+    %p = kernel.load %y[%n, %c, %h, %v] : memref<1x8x16x16xf32>
+    %bv = kernel.load %b[%c] : memref<8xf32>
+    %s = arith.addf %p, %bv : f32
+    %r = kernel.load %res[%n, %c, %h, %v] : memref<1x8x16x16xf32>
+    %t = arith.addf %s, %r : f32
+    %zv = kernel.load %z[] : memref<f32>
+    %m = arith.maximumf %t, %zv : f32
+    kernel.store %m, %out[%n, %c, %h, %v] : memref<1x8x16x16xf32>
+    kernel.yield
+  }
+  func.return %out : memref<1x8x16x16xf32>
+}
+
+// Other calls take no epilogue: the nest after an im2col stays.
+// CHECK-LABEL: func.func @other_call
+// CHECK:         kernel.call @im2col_float(%x, %cols) [1, 1, 1, 1, 1, 1] : memref<1x1x2x2xf32>, memref<1x1x1x1x2x2xf32>
+// CHECK:         kernel.loop
+func.func @other_call(%x: memref<1x1x2x2xf32>, %z: memref<f32>) -> memref<1x1x1x1x2x2xf32> {
+  %cols = kernel.alloc() : memref<1x1x1x1x2x2xf32>
+  kernel.call @im2col_float(%x, %cols) [1, 1, 1, 1, 1, 1] : memref<1x1x2x2xf32>, memref<1x1x1x1x2x2xf32>
+  %out = kernel.alloc() : memref<1x1x1x1x2x2xf32>
+  kernel.loop (%a, %b, %c, %d, %e, %f) in (1, 1, 1, 1, 2, 2) [parallel, parallel, parallel, parallel, parallel, parallel] {
+    %p = kernel.load %cols[%a, %b, %c, %d, %e, %f] : memref<1x1x1x1x2x2xf32>
+    %zv = kernel.load %z[] : memref<f32>
+    %m = arith.maximumf %p, %zv : f32
+    kernel.store %m, %out[%a, %b, %c, %d, %e, %f] : memref<1x1x1x1x2x2xf32>
+    kernel.yield
+  }
+  func.return %out : memref<1x1x1x1x2x2xf32>
+}
