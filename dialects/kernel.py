@@ -828,6 +828,32 @@ class RemFOp(IRDLOperation):
 # ---- microkernels and library calls ---------------------------------------------------------
 
 
+def print_epilogue(
+    printer: Printer, epilogue: ArrayAttr[StringAttr] | None, args: Sequence[SSAValue]
+) -> None:
+    """` epilogue ["mul:row" %s, "max:scalar" %z]`, or nothing without steps: the syntax
+    `kernel.matmul` and `kernel.call` share."""
+    if epilogue is None or not epilogue.data:
+        return
+    printer.print_string(" epilogue [")
+    for i, (step, v) in enumerate(zip(epilogue.data, args, strict=True)):
+        printer.print_string(", " if i else "")
+        printer.print_string(f'"{step.data}" ')
+        printer.print_ssa_value(v)
+    printer.print_string("]")
+
+
+def parse_epilogue(parser: Parser) -> list[tuple[str, UnresolvedOperand]]:
+    """The steps after an optional `epilogue` keyword, each with its buffer."""
+    if parser.parse_optional_keyword("epilogue") is None:
+        return []
+
+    def step() -> tuple[str, UnresolvedOperand]:
+        return parser.parse_str_literal(), parser.parse_unresolved_operand()
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, step)
+
+
 @irdl_op_definition
 class MatmulOp(IRDLOperation):
     """`out[b] (+)= lhs[b] @ rhs[b]` on rank-3 f32 buffers `[B, M, K] x [B, K, N] -> [B, M, N]`.
@@ -898,14 +924,7 @@ class MatmulOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_list([self.lhs, self.rhs, self.out], printer.print_ssa_value)
-        steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
-        if steps:
-            printer.print_string(" epilogue [")
-            for i, (step, v) in enumerate(zip(steps, self.epilogue_args, strict=True)):
-                printer.print_string(", " if i else "")
-                printer.print_string(f'"{step}" ')
-                printer.print_ssa_value(v)
-            printer.print_string("]")
+        print_epilogue(printer, self.epilogue, self.epilogue_args)
         flags = {k: v for k, v in self.properties.items() if k in ("accumulate", "transpose_rhs")}
         if flags or self.attributes:
             printer.print_string(" ")
@@ -918,13 +937,7 @@ class MatmulOp(IRDLOperation):
         names = parser.parse_comma_separated_list(
             parser.Delimiter.NONE, parser.parse_unresolved_operand
         )
-        steps: list[tuple[str, UnresolvedOperand]] = []
-        if parser.parse_optional_keyword("epilogue") is not None:
-
-            def step() -> tuple[str, UnresolvedOperand]:
-                return parser.parse_str_literal(), parser.parse_unresolved_operand()
-
-            steps = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, step)
+        steps = parse_epilogue(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
@@ -1098,13 +1111,7 @@ class CallOp(IRDLOperation):
         printer.print_list(self.data_buffers, printer.print_ssa_value)
         printer.print_string(")")
         printer.print_string(" [" + ", ".join(map(str, ints_of(self.args))) + "]")
-        if self.epilogue is not None:
-            printer.print_string(" epilogue [")
-            for i, (step, v) in enumerate(zip(self.epilogue.data, self.epilogue_args, strict=True)):
-                printer.print_string(", " if i else "")
-                printer.print_string(f'"{step.data}" ')
-                printer.print_ssa_value(v)
-            printer.print_string("]")
+        print_epilogue(printer, self.epilogue, self.epilogue_args)
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(self.attributes)
@@ -1116,13 +1123,7 @@ class CallOp(IRDLOperation):
         callee = parser.parse_symbol_name().data
         names = _parse_index_list(parser, parser.Delimiter.PAREN)
         args = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        steps: list[tuple[str, UnresolvedOperand]] = []
-        if parser.parse_optional_keyword("epilogue") is not None:
-
-            def step() -> tuple[str, UnresolvedOperand]:
-                return parser.parse_str_literal(), parser.parse_unresolved_operand()
-
-            steps = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, step)
+        steps = parse_epilogue(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
