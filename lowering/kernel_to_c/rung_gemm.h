@@ -275,7 +275,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
-                          int64_t c0 OFF) {                                                     \
+                          int64_t c0 OFF()) {                                                   \
     enum { lanes = sizeof(VT) / sizeof(float) };                                                \
     (void)ldb;                                                                                  \
     typedef float VTU __attribute__((vector_size(sizeof(VT)), aligned(4)));                     \
@@ -332,7 +332,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
-                          int64_t c0 OFF) {                                                     \
+                          int64_t c0 OFF()) {                                                   \
     enum { lanes = (int)sizeof(VT) / (int)sizeof(float), width = NV * lanes };                 \
     (void)pf;                                                                                   \
     (void)ldb;                                                                                  \
@@ -364,24 +364,29 @@ typedef struct { float x[RUNG_VW / 2]; } rung_vh;
  * shifted rows of a conv's input, "conv by shifted rows" below). */
 #define RUNG_B_STRIDED (b + p * ldb)
 #define RUNG_B_SHIFTED (b + off[p])
-#define RUNG_NO_OFF
-#define RUNG_WITH_OFF , const int64_t *restrict off, int64_t cstep
-RUNG_GEMM_TILE(rung_gemm_tile_full, rung_vf, RUNG_NV, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
+/* The extra parameters of each addressing, as function-like macros so that they pass
+ * through RUNG_GEMM_TILES unexpanded. */
+#define RUNG_NO_OFF()
+#define RUNG_WITH_OFF() , const int64_t *restrict off, int64_t cstep
+/* The tiles of one addressing: PREFIX_full (NV vectors), _2 and _1 (whole vectors, where
+ * narrower than full) and _half (half a vector). */
 #if RUNG_NV > 2
-RUNG_GEMM_TILE(rung_gemm_tile_2, rung_vf, 2, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
+#define RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF) RUNG_GEMM_TILE(P##_2, rung_vf, 2, BROW, BSTEP, CSTEP, OFF)
+#else
+#define RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF)
 #endif
 #if RUNG_NV > 1
-RUNG_GEMM_TILE(rung_gemm_tile_1, rung_vf, 1, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
+#define RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF) RUNG_GEMM_TILE(P##_1, rung_vf, 1, BROW, BSTEP, CSTEP, OFF)
+#else
+#define RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF)
 #endif
-RUNG_GEMM_TILE(rung_gemm_tile_half, rung_vh, 1, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
-RUNG_GEMM_TILE(rung_shift_tile_full, rung_vf, RUNG_NV, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
-#if RUNG_NV > 2
-RUNG_GEMM_TILE(rung_shift_tile_2, rung_vf, 2, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
-#endif
-#if RUNG_NV > 1
-RUNG_GEMM_TILE(rung_shift_tile_1, rung_vf, 1, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
-#endif
-RUNG_GEMM_TILE(rung_shift_tile_half, rung_vh, 1, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
+#define RUNG_GEMM_TILES(P, BROW, BSTEP, CSTEP, OFF)                                             \
+  RUNG_GEMM_TILE(P##_full, rung_vf, RUNG_NV, BROW, BSTEP, CSTEP, OFF)                          \
+  RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF)                                                 \
+  RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF)                                                 \
+  RUNG_GEMM_TILE(P##_half, rung_vh, 1, BROW, BSTEP, CSTEP, OFF)
+RUNG_GEMM_TILES(rung_gemm_tile, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
+RUNG_GEMM_TILES(rung_shift_tile, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
 
 /* A tile `lanes` wide (a multiple of VW/2 up to NR) at row panel a, column offset b. */
 static inline void rung_gemm_tile(int64_t kc, const float *a, int64_t lda, const float *b,

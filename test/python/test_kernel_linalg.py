@@ -797,11 +797,19 @@ def _epilogue_reference(x: np.ndarray, steps: list[tuple[int, int, np.ndarray]])
     return x
 
 
+def _openmp_lib(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, name: str, source: str
+) -> ctypes.CDLL:
+    """A wrapper around the runtime built natively or without vectors (`request.param`),
+    with OpenMP, loaded."""
+    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
+    tmp = tmp_path_factory.mktemp(name)
+    return ctypes.CDLL(str(_build(tmp, name, source, [*flags, "-fopenmp"], True)))
+
+
 @pytest.fixture(scope="module", params=["native", "scalar"])
 def epilogue_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
-    tmp = tmp_path_factory.mktemp("gemm_ep")
-    lib = ctypes.CDLL(str(_build(tmp, "gemm_ep", EPILOGUE_WRAPPER, [*flags, "-fopenmp"], True)))
+    lib = _openmp_lib(request, tmp_path_factory, "gemm_ep", EPILOGUE_WRAPPER)
     lib.mm_ep.argtypes = (
         [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3 + [ctypes.c_int] * 4 + [ctypes.c_void_p] * 3
     ) + [ctypes.c_int]
@@ -895,9 +903,7 @@ def _conv_reference(
 
 @pytest.fixture(scope="module", params=["native", "scalar"])
 def shift_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    flags = ["-O3", "-march=native"] if request.param == "native" else ["-O2", "-DRUNG_GEMM_SCALAR"]
-    tmp = tmp_path_factory.mktemp("conv_shift")
-    lib = ctypes.CDLL(str(_build(tmp, "conv_shift", SHIFT_WRAPPER, [*flags, "-fopenmp"], True)))
+    lib = _openmp_lib(request, tmp_path_factory, "conv_shift", SHIFT_WRAPPER)
     lib.conv_shift.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_void_p] * 3
     lib.conv_shift.argtypes += [ctypes.c_int]
     return lib
