@@ -722,6 +722,8 @@ def _gemm_cases() -> list[tuple[int, int, int, int, int, int, int, int, int]]:
         batch = int(rng.integers(1, 3))
         ba = 1 if rng.random() < 0.3 else batch
         cases.append((ba, 1, batch, m, n, k, int(rng.integers(2)), int(rng.integers(2)), 2))
+    # Packed panels of 2 MiB or more, which go on huge pages: a whole huge page and a tail.
+    cases += [(1, 1, 1, 13, 769, 700, acc, tb, 1) for acc, tb in ((0, 0), (1, 1))]
     return cases
 
 
