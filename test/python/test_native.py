@@ -326,6 +326,26 @@ def test_scalar_inputs_stay_scalars() -> None:
         compiled.run([x, np.array([2], np.float32)])
 
 
+def test_runs_reuse_no_output_and_recover_from_a_failed_run(program: object) -> None:
+    """A library reuses its input and output descriptors from run to run: each run's
+    outputs are still arrays of their own, and a run that failed leaves nothing behind."""
+    model = native.compile_program(program)  # type: ignore[arg-type]
+    first_in, second_in = inputs(), inputs()
+    first = model.run(first_in)[0]
+    with pytest.raises(EvaluationError):
+        model.run([first_in[0], np.zeros((2, 4), np.float32)])
+    second = model.run(second_in)[0]
+    for out, (x, w) in ((first, first_in), (second, second_in)):
+        np.testing.assert_array_equal(out, np.maximum(x + w, 0))
+        assert out.flags.owndata and out.flags.writeable
+    first[...] = -1
+    assert (second >= 0).all()
+    # A non-contiguous input goes through the full check and a copy.
+    x, w = inputs()
+    strided = np.asfortranarray(x)
+    np.testing.assert_array_equal(model.run([strided, w])[0], np.maximum(x + w, 0))
+
+
 # ---- weights ---------------------------------------------------------------------------------
 
 
