@@ -271,6 +271,14 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
   default:                                                                                      \
     RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + (r0 + r) * ldc + c0 + v * CSTEP), EXPR) break;     \
   }
+/* One step p of the tile's product: B's row p against A's column p, into acc. */
+#define RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP)                                                \
+  VT bv[NV];                                                                                    \
+  _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) bv[v] = *(const VTU *)(BROW + v * BSTEP); \
+  _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                                  \
+    const float av = a[r * lda + p];                                                            \
+    _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];               \
+  }
 #define RUNG_GEMM_TILE(NAME, VT, NV, BROW, BSTEP, CSTEP, OFF)                                    \
   static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
@@ -285,17 +293,14 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
         __builtin_prefetch(c + r * ldc + v * CSTEP, 1);                                         \
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] = (VT){0};                 \
-    for (int64_t p = 0; p < kc; ++p) {                                                          \
-      if (pf)                                                                                   \
+    int64_t p = 0;                                                                              \
+    if (pf) /* a loop of its own, so that the other has no test per step */                    \
+      for (; p < kc; ++p) {                                                                     \
         __builtin_prefetch(pf + ((p >> 1) & (RUNG_MR - 1)) * lda + ((p >> 4) << 4), 0, 2);      \
-      VT bv[NV];                                                                                \
-      _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v)                                      \
-        bv[v] = *(const VTU *)(BROW + v * BSTEP);                                               \
-      _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                              \
-        const float av = a[r * lda + p];                                                        \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];           \
+        RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP)                                                \
       }                                                                                         \
-    }                                                                                           \
+    else                                                                                        \
+      _Pragma("GCC unroll 2") for (; p < kc; ++p) { RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP) }  \
     if (ep) {                                                                                   \
       if (add)                                                                                  \
         _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                              \
