@@ -20,7 +20,7 @@ from rung.dialects import kernel
 
 from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
-from .windows import UNROLL_LIMIT, simd_sum, unrolled_window
+from .windows import UNROLL_LIMIT, simd_reductions, unrolled_window
 
 OMP_MIN_SHARES = 16
 """Iterations the threads of an OpenMP nest share out at least, where the nest has them:
@@ -58,7 +58,7 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         e.names[result] = name
         carried.append(name)
     unroll = unrolled_window(op)
-    simd = simd_sum(op)
+    simd = simd_reductions(op)
     if op.omp is not None:
         e.uses_openmp = True
         # Collapsed loops must be perfectly nested: no pragma between their `for`s.
@@ -74,7 +74,15 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         if unroll:
             e.emit(f"#pragma GCC unroll {UNROLL_LIMIT}")
         if simd and k == len(op.ivs) - 1:
-            e.emit(f"#pragma omp simd reduction(+:{', '.join(carried)})")
+            clauses = {
+                kind: [n for n, c in zip(carried, simd, strict=True) if c == kind] for kind in simd
+            }
+            e.emit(
+                "#pragma omp simd "
+                + " ".join(
+                    f"reduction({kind}:{', '.join(names)})" for kind, names in clauses.items()
+                )
+            )
         e.emit(f"for (int64_t {name} = 0; {name} < {limit}; {inc}) {{")
         e.depth += 1
         opened += 1

@@ -34,6 +34,29 @@
 #define RUNG_UNUSED
 #endif
 
+/* The NaN-propagating max and min of `maximumf` and `minimumf` as reductions, for loops
+ * the emitter marks `#pragma omp simd reduction(rung_max:acc)`: gcc then keeps a vector
+ * of partial maxima (OpenMP's own `max` would drop a NaN). Without OpenMP (or its simd
+ * part) the pragmas are ignored and the loop folds one element after another, to the
+ * same result: a max is the same in any order. */
+#define RUNG_NAN_MAX(a, b) (((a) != (a) || (a) > (b)) ? (a) : (b))
+#define RUNG_NAN_MIN(a, b) (((a) != (a) || (a) < (b)) ? (a) : (b))
+#if defined(__GNUC__)
+#pragma GCC diagnostic push /* a build without OpenMP ignores them, rightly */
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#endif
+#pragma omp declare reduction(rung_max : float : omp_out = RUNG_NAN_MAX(omp_out, omp_in)) \
+    initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(rung_max : double : omp_out = RUNG_NAN_MAX(omp_out, omp_in)) \
+    initializer(omp_priv = -INFINITY)
+#pragma omp declare reduction(rung_min : float : omp_out = RUNG_NAN_MIN(omp_out, omp_in)) \
+    initializer(omp_priv = INFINITY)
+#pragma omp declare reduction(rung_min : double : omp_out = RUNG_NAN_MIN(omp_out, omp_in)) \
+    initializer(omp_priv = INFINITY)
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 /* Before a part of `_run` whose ops are too small to gain from optimizing for speed:
  * compiled for size, and by gcc at -Og (registers and simple folding, none of -O3's loop
  * work), it builds in a fraction of the time. */

@@ -44,32 +44,48 @@ def unrolled_window(op: kernel.LoopOp) -> bool:
     )
 
 
-def simd_sum(op: kernel.LoopOp) -> bool:
-    """A float sum along an innermost loop (a global average pool, ReduceMean/Sum, the
-    means and variances of a normalization, Softmax's denominator): each carried value
-    is only `acc + x`, and nothing else reads it.
+SIMD_REDUCTIONS: dict[type[Operation], str] = {
+    arith.AddfOp: "+",
+    arith.MaximumfOp: "rung_max",
+    arith.MinimumfOp: "rung_min",
+}
+"""The `#pragma omp simd reduction` identifier of each op a carried value may be folded
+with: `rung_max` and `rung_min` are the NaN-propagating max and min that `maximumf` and
+`minimumf` are, declared in `rung_runtime.h` (OpenMP's own `max` lets a NaN go)."""
 
-    C fixes the order of a float sum, so gcc adds one element after another and the
-    loop runs at the latency of an add; `#pragma omp simd reduction(+:acc)` lets it keep
-    a vector of partial sums instead (the sum is then in another, equally valid order).
-    Only the final sum may be read: a partial sum stored in the loop (a CumSum) would
-    come out wrong.
+
+def simd_reductions(op: kernel.LoopOp) -> list[str] | None:
+    """The reduction identifier of each carried value of a float reduction along an
+    innermost loop, or None when the loop is not one: each carried value is only
+    `acc + x` (a global average pool, ReduceMean/Sum, the means and variances of a
+    normalization, Softmax's denominator) or `maximumf`/`minimumf(acc, x)` (a global
+    max pool, ReduceMax, Softmax's row max), and nothing else reads it.
+
+    C fixes the order of the steps, so gcc folds one element after another and the
+    loop runs at the latency of an add or a compare and blend (Softmax's row max took
+    four times its exponentials in ViT-B/16); `#pragma omp simd reduction` lets it keep a
+    vector of partial results instead. A max or min is the same in any order; a sum is
+    then in another, equally valid order. Only the final value may be read: a partial
+    sum stored in the loop (a CumSum) would come out wrong.
     """
     if not op.inits or op.omp is not None or unrolled_window(op):
-        return False
+        return None
     if any(inner.regions for inner in op.body.block.ops):
-        return False
+        return None
     term = op.body.block.last_op
     assert isinstance(term, kernel.YieldOp)
+    kinds = []
     for arg, value in zip(op.iter_args, term.values, strict=True):
-        add = value.owner
-        if not isinstance(add, arith.AddfOp) or arg not in add.operands:
-            return False
+        step = value.owner
+        kind = SIMD_REDUCTIONS.get(type(step)) if isinstance(step, Operation) else None
+        if kind is None or arg not in step.operands:
+            return None
         if not isinstance(arg.type, Float32Type | Float64Type) or arg.uses.get_length() != 1:
-            return False
-        if add.lhs is add.rhs or add.result.uses.get_length() != 1:
-            return False  # a running sum that is also stored (a CumSum) is not a reduction
-    return True
+            return None
+        if step.operands[0] is step.operands[1] or step.results[0].uses.get_length() != 1:
+            return None  # a running value that is also stored (a CumSum) is not a reduction
+        kinds.append(kind)
+    return kinds
 
 
 def _depends_on(value: SSAValue, iv: SSAValue, budget: int = 16) -> bool:

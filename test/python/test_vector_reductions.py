@@ -1,7 +1,7 @@
-"""Float sums along an innermost loop carry `#pragma omp simd reduction(+:...)`: gcc
-vectorizes them (it adds one element after another without it), and the results of
-global pools, reductions and LayerNorm, at sizes that leave vector tails, still match
-onnxruntime.
+"""Float sums, maxima and minima along an innermost loop carry `#pragma omp simd
+reduction(...)`: gcc vectorizes them (it folds one element after another without it),
+and the results of global pools, reductions, Softmax and LayerNorm, at sizes that leave
+vector tails, still match onnxruntime; a max or min still keeps a NaN.
 """
 
 from __future__ import annotations
@@ -61,6 +61,20 @@ def _cases() -> dict[str, onnx.ModelProto]:
     cases["softmax_130"] = _model(
         helper.make_node("Softmax", ["x"], ["y"], axis=-1), [4, 130], [4, 130]
     )
+    cases["softmax_197"] = _model(
+        helper.make_node("Softmax", ["x"], ["y"], axis=-1), [2, 3, 197], [2, 3, 197]
+    )
+    for op in ("ReduceMax", "ReduceMin"):
+        cases[f"{op.lower()}_last"] = _model(
+            helper.make_node(op, ["x", "axes"], ["y"], keepdims=0),
+            [3, 4, 101],
+            [3, 4],
+            [numpy_helper.from_array(np.array([2], np.int64), "axes")],
+        )
+    for n in (3, 37):
+        cases[f"global_max_pool_{n}x{n}"] = _model(
+            helper.make_node("GlobalMaxPool", ["x"], ["y"]), [2, 5, n, n], [2, 5, 1, 1]
+        )
     return cases
 
 
@@ -78,16 +92,32 @@ def test_reductions_match_onnxruntime(name: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_gcc_vectorizes_the_sum_of_a_global_average_pool(tmp_path: Path) -> None:
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
+def test_max_and_min_reductions_keep_nans(op: str) -> None:
+    """Folded in any order by the vectorized loop, a max or min is still NaN where its row
+    holds a NaN (at the start, in the middle, in the vector tail) and exact elsewhere."""
+    model = CASES[f"{op.lower()}_last"]
+    x = (np.random.default_rng(9).standard_normal((3, 4, 101)) * 3).astype(np.float32)
+    x[0, 0, 0] = x[1, 2, 50] = x[2, 3, 100] = np.nan
+    x[0, 1, :] = np.inf if op == "ReduceMin" else -np.inf  # a row of the identity
+    (got,) = InferenceSession(model).run(None, {"x": x})
+    want = (np.max if op == "ReduceMax" else np.min)(x, axis=2)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[0, 0]) and np.isnan(got[1, 2]) and np.isnan(got[2, 3])
+
+
+def _vectorized_loops(tmp_path: Path, model: onnx.ModelProto, pragma: str) -> None:
+    """Compile `model`'s C with gcc's vectorizer report; every loop under a pragma
+    containing `pragma` must be vectorized."""
     cc = native.compiler()
     version = subprocess.run([*cc, "--version"], capture_output=True, text=True).stdout
     if "Free Software Foundation" not in version:
         pytest.skip("the C compiler is not gcc: -fopt-info-vec-optimized is gcc's")
-    module = load_module(CASES["global_average_pool_37x37"])
+    module = load_module(model)
     lower(module, "kernel")
     program = generate_c(module, "model")
     lines = program.source.split("\n")
-    pragmas = [i for i, line in enumerate(lines) if "#pragma omp simd reduction(+:" in line]
+    pragmas = [i for i, line in enumerate(lines) if pragma in line]
     assert pragmas, program.source
     for header in native.runtime_headers():
         (tmp_path / header.name).write_bytes(header.read_bytes())
@@ -108,3 +138,11 @@ def test_gcc_vectorizes_the_sum_of_a_global_average_pool(tmp_path: Path) -> None
     # gcc reports the loop at the pragma's line or at its `for` (1-based line numbers)
     for i in pragmas:
         assert {i + 1, i + 2} & vectorized, (proc.stderr, i + 1)
+
+
+def test_gcc_vectorizes_the_max_of_a_softmax(tmp_path: Path) -> None:
+    _vectorized_loops(tmp_path, CASES["softmax_197"], "reduction(rung_max:")
+
+
+def test_gcc_vectorizes_the_sum_of_a_global_average_pool(tmp_path: Path) -> None:
+    _vectorized_loops(tmp_path, CASES["global_average_pool_37x37"], "#pragma omp simd reduction(+:")
