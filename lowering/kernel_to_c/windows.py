@@ -1,9 +1,14 @@
-"""Which loop nests gcc must see as one vectorizable row: small reduction windows.
+"""Which loop nests gcc must be told how to vectorize: small reduction windows, and
+reductions along a row.
 
 A depthwise conv or a pool sums its window (3x3 to 7x7 taps) per output point in
 a carried value, inside the loop over the output row. gcc vectorizes only
 innermost loops, and unrolls a constant nest completely before its vectorizer
 only when asked (`#pragma GCC unroll`), so the emitter asks.
+
+A sum, max or min folded along an innermost loop keeps C's order of steps unless
+the loop says it is a reduction (`#pragma omp simd reduction`); `simd_reductions`
+says which loops are, and with which identifier.
 """
 
 from __future__ import annotations
