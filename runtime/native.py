@@ -720,8 +720,8 @@ class NativeModel:
         self._lock = threading.Lock()
         self._arena = np.empty(self.arena_bytes + 64, dtype=np.uint8)
         self._arena_base = (self._arena.ctypes.data + 63) // 64 * 64
-        # The descriptors of a run, made once and refilled by each run under the lock: a
-        # small model's run took 8 us in Python, half of it building these.
+        # The descriptors of a run, made once and refilled by each run under the lock (a
+        # small model's run spends microseconds in Python; this is one of them).
         self._ins = (RungTensor * max(len(self.inputs), 1))()
         self._outs = (RungTensor * max(len(self.outputs), 1))()
 
