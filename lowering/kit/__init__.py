@@ -21,11 +21,12 @@ What the kit offers:
 * `CoreBuilder` (`core_builder`): constants (`constant`, `scalar`, `splat`),
   elementwise ops (`unary`, `binary`, `compare`, `select`, `cast`), shapes
   (`shape_of`, `dims`, `shape_vector`, `reshape`, `reshape_to`, `transpose`,
-  `reduce`, `count`: a mean's divisor, read at run time over dynamic dims),
+  `reduce`, `reduce_keep`, `count`: a mean's divisor, read at run time over dynamic dims),
   numpy broadcasting (`broadcast_to`, `broadcast_all`, `broadcast_in_dim`,
   `broadcast_merge`), data movement (`slice`, `gather`, `concat`, `retype`),
   `matmul` (1-D and batched, numpy rules; `?` batch dims broadcast at run
-  time), `quantize` / `dequantize`, and
+  time), `softmax` / `log_softmax` (shared by every frontend), `quantize` /
+  `dequantize`, and
   `check` (a run-time check of a value, e.g. TopK's K against its axis).
 * Shapes and types (`shapes`): `shape_of_type`, `ranked_shape`, `is_static`,
   `tensor`, `element_of`, `normalize_axis`, `int_attr`, `acc_type`, and

@@ -196,6 +196,39 @@ class CoreBuilder:
         )
         return self.insert(op).results[0]
 
+    def reduce_keep(self, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
+        """Reduce `axes` and broadcast the result back over them (keepdims, then expand)."""
+        kept = [i for i in range(len(ranked_shape(x))) if i not in set(axes)]
+        return self.broadcast_in_dim(self.reduce(fn, x, axes), kept, x)
+
+    def softmax(self, x: SSAValue, axis: int) -> SSAValue:
+        """exp(x - max) / sum(exp(x - max)) along `axis`.
+
+        A term whose exponential falls below the smallest normal float is 0
+        rather than a subnormal: attention masks of -100 (Swin's shifted
+        windows) otherwise fill the probabilities with subnormals, and every
+        product with them takes the CPU's slow path (a 12x slower attn @ V).
+        The error is under 1.2e-38 absolute per probability.
+        """
+        shifted = self.binary("sub", x, self.reduce_keep("max", x, [axis]))
+        element = element_of(x.type)
+        if element in (f32, f64):
+            # The exponential of such a term is not computed at all (exp(0)
+            # stands in): computing a subnormal is itself the slow path.
+            floor = float(np.log(np.finfo(numpy_dtype(element)).tiny))
+            tiny = self.compare("lt", shifted, self.splat(floor, shifted))
+            zero = self.splat(0, shifted)
+            e = self.select(tiny, zero, self.unary("exp", self.select(tiny, zero, shifted)))
+        else:
+            e = self.unary("exp", shifted)
+        return self.binary("div", e, self.reduce_keep("sum", e, [axis]))
+
+    def log_softmax(self, x: SSAValue, axis: int) -> SSAValue:
+        """(x - max) - log(sum(exp(x - max))) along `axis`."""
+        shifted = self.binary("sub", x, self.reduce_keep("max", x, [axis]))
+        total = self.reduce_keep("sum", self.unary("exp", shifted), [axis])
+        return self.binary("sub", shifted, self.unary("log", total))
+
     def count(self, x: SSAValue, axes: Sequence[int], like: SSAValue) -> SSAValue:
         """How many elements of `x` a reduction over `axes` combines, shaped like `like`.
 

@@ -56,17 +56,9 @@ def _int(op: OnnxOp, name: str) -> int:
     return int(op.attr(name))  # type: ignore[arg-type]
 
 
-def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
-    """Reduce `axes` and broadcast the result back over them (keepdims, then expand)."""
-    rank = len(ranked_shape(x))
-    reduced = b.reduce(fn, x, axes)
-    kept = [i for i in range(rank) if i not in set(axes)]
-    return b.broadcast_in_dim(reduced, kept, x)
-
-
 def _mean_keep(b: CoreBuilder, x: SSAValue, axes: Sequence[int]) -> SSAValue:
     """The mean over `axes`, broadcast back over them (a dynamic count is read at run time)."""
-    total = _reduce_keep(b, "sum", x, axes)
+    total = b.reduce_keep("sum", x, axes)
     return b.binary("div", total, b.count(x, axes, total))
 
 
@@ -1052,7 +1044,7 @@ def lp_normalization(b: CoreBuilder, op: onnx.LpNormalizationOp) -> Results:
     p = _int(op, "p")
     if p not in (1, 2):
         raise LoweringError(f"LpNormalization with p={p} (only 1 and 2 exist)")
-    norm = _lp_root(b, _reduce_keep(b, "sum", _lp_power(b, x, p), [axis]), p)
+    norm = _lp_root(b, b.reduce_keep("sum", _lp_power(b, x, p), [axis]), p)
     zero = b.splat(0, x)
     # A zero vector stays zero (ONNX's reference), instead of 0/0 = NaN.
     return [b.select(b.compare("eq", norm, zero), zero, b.binary("div", x, norm))]
@@ -1080,20 +1072,13 @@ def _axis(op: OnnxOp, x: SSAValue) -> int:
 @lowers(onnx.SoftmaxOp)
 def softmax(b: CoreBuilder, op: onnx.SoftmaxOp) -> Results:
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
-    x = op.input
-    axis = _axis(op, x)
-    e = b.unary("exp", b.binary("sub", x, _reduce_keep(b, "max", x, [axis])))
-    return [b.binary("div", e, _reduce_keep(b, "sum", e, [axis]))]
+    return [b.softmax(op.input, _axis(op, op.input))]
 
 
 @lowers(onnx.LogSoftmaxOp)
 def log_softmax(b: CoreBuilder, op: onnx.LogSoftmaxOp) -> Results:
     """(x - max) - log(sum(exp(x - max))) along `axis`."""
-    x = op.input
-    axis = _axis(op, x)
-    shifted = b.binary("sub", x, _reduce_keep(b, "max", x, [axis]))
-    total = _reduce_keep(b, "sum", b.unary("exp", shifted), [axis])
-    return [b.binary("sub", shifted, b.unary("log", total))]
+    return [b.log_softmax(op.input, _axis(op, op.input))]
 
 
 @lowers(onnx.HardmaxOp)

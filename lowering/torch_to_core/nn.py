@@ -108,12 +108,6 @@ def _batched(
     return [b.reshape_to(r, b.dims(r)[1:]) for r in results]
 
 
-def _reduce_keep(b: CoreBuilder, fn: str, x: SSAValue, axes: Sequence[int]) -> SSAValue:
-    """Reduce `axes` and broadcast the result back over them."""
-    kept = [i for i in range(len(ranked_shape(x))) if i not in set(axes)]
-    return b.broadcast_in_dim(b.reduce(fn, x, axes), kept, x)
-
-
 def _pool(
     b: CoreBuilder,
     kind: str,
@@ -624,18 +618,13 @@ def _softmax_input(b: CoreBuilder, op: TorchOp, x: SSAValue) -> tuple[SSAValue, 
 @lowers(aten.Aten_SoftmaxOp, aten.AtenSoftmaxIntOp)
 def softmax(b: CoreBuilder, op: aten.Aten_SoftmaxOp) -> Results:
     """exp(x - max) / sum(exp(x - max)) along `dim`."""
-    x, axis = _softmax_input(b, op, op.self_)
-    e = b.unary("exp", b.binary("sub", x, _reduce_keep(b, "max", x, [axis])))
-    return [b.binary("div", e, _reduce_keep(b, "sum", e, [axis]))]
+    return [b.softmax(*_softmax_input(b, op, op.self_))]
 
 
 @lowers(aten.Aten_LogSoftmaxOp, aten.AtenLogSoftmaxIntOp)
 def log_softmax(b: CoreBuilder, op: aten.Aten_LogSoftmaxOp) -> Results:
     """(x - max) - log(sum(exp(x - max))) along `dim`."""
-    x, axis = _softmax_input(b, op, op.self_)
-    shifted = b.binary("sub", x, _reduce_keep(b, "max", x, [axis]))
-    total = _reduce_keep(b, "sum", b.unary("exp", shifted), [axis])
-    return [b.binary("sub", shifted, b.unary("log", total))]
+    return [b.log_softmax(*_softmax_input(b, op, op.self_))]
 
 
 # ---- resampling -------------------------------------------------------------------------------

@@ -6,20 +6,16 @@ vector tails, still match onnxruntime; a max or min still keeps a NaN.
 
 from __future__ import annotations
 
-import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from gcc_vectorizer import vectorizer_report
 from onnx import TensorProto, helper, numpy_helper
 
-from rung.lowering.kernel_to_c import generate_c
-from rung.runtime import InferenceSession, native
-from rung.runtime.levels import lower
-from rung.runtime.session import load_module
+from rung.runtime import InferenceSession
 
 
 def _model(
@@ -107,37 +103,13 @@ def test_max_and_min_reductions_keep_nans(op: str) -> None:
 
 
 def _vectorized_loops(tmp_path: Path, model: onnx.ModelProto, pragma: str) -> None:
-    """Compile `model`'s C with gcc's vectorizer report; every loop under a pragma
-    containing `pragma` must be vectorized."""
-    cc = native.compiler()
-    version = subprocess.run([*cc, "--version"], capture_output=True, text=True).stdout
-    if "Free Software Foundation" not in version:
-        pytest.skip("the C compiler is not gcc: -fopt-info-vec-optimized is gcc's")
-    module = load_module(model)
-    lower(module, "kernel")
-    program = generate_c(module, "model")
-    lines = program.source.split("\n")
+    """Every loop under a pragma containing `pragma` must be vectorized."""
+    lines, vectorized = vectorizer_report(tmp_path, model)
     pragmas = [i for i, line in enumerate(lines) if pragma in line]
-    assert pragmas, program.source
-    for header in native.runtime_headers():
-        (tmp_path / header.name).write_bytes(header.read_bytes())
-    (tmp_path / "model.h").write_text(program.header)
-    (tmp_path / "model.c").write_text(program.source)
-    flags = [*native.build_flags(program.uses_openmp), "-fopt-info-vec-optimized"]
-    proc = subprocess.run(
-        [*cc, *flags, "-c", "model.c", "-o", "model.o"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    vectorized = {
-        int(m) for m in re.findall(r"model\.c:(\d+):\d+: optimized: loop vectorized", proc.stderr)
-    }
+    assert pragmas, "\n".join(lines)
     # gcc reports the loop at the pragma's line or at its `for` (1-based line numbers)
     for i in pragmas:
-        assert {i + 1, i + 2} & vectorized, (proc.stderr, i + 1)
+        assert {i + 1, i + 2} & vectorized, (vectorized, i + 1)
 
 
 def test_gcc_vectorizes_the_max_of_a_softmax(tmp_path: Path) -> None:

@@ -246,13 +246,16 @@ func.func @group_norm(%x: tensor<2x4x3xf32>, %w: tensor<4xf32>, %b: tensor<4xf32
   func.return %y, %rstd : tensor<2x4x3xf32>, tensor<2x2xf32>
 }
 
-// exp(x - max) / sum, and (x - max) - log(sum), along dim -1 = 1.
+// exp(x - max) / sum (a term under -87.34 is 0), and (x - max) - log(sum), along dim 1.
 // CHECK-LABEL: func.func @softmax(
 // CHECK-NEXT:    %[[M:.*]] = core.reduce max(%x) {axes = array<i64: 1>} : (tensor<?x10xf32>) -> tensor<?xf32>
 // CHECK-NEXT:    %[[S:.*]] = core.shape_of(%x)
 // CHECK-NEXT:    %[[MB:.*]] = core.broadcast(%[[M]], %[[S]]) {dims = array<i64: 0>}
 // CHECK-NEXT:    %[[D:.*]] = core.binary sub(%x, %[[MB]])
-// CHECK-NEXT:    %[[E:.*]] = core.unary exp(%[[D]])
+// CHECK:         %[[TINY:.*]] = core.compare lt(%[[D]], %{{.*}})
+// CHECK:         %[[DS:.*]] = core.select(%[[TINY]], %[[Z:.*]], %[[D]])
+// CHECK-NEXT:    %[[EX:.*]] = core.unary exp(%[[DS]])
+// CHECK-NEXT:    %[[E:.*]] = core.select(%[[TINY]], %[[Z]], %[[EX]])
 // CHECK-NEXT:    %[[T:.*]] = core.reduce sum(%[[E]]) {axes = array<i64: 1>}
 // CHECK-NEXT:    %[[S2:.*]] = core.shape_of(%[[E]])
 // CHECK-NEXT:    %[[TB:.*]] = core.broadcast(%[[T]], %[[S2]]) {dims = array<i64: 0>}
