@@ -387,16 +387,30 @@ def libm_call(op: Operation, args: list[str]) -> str:
 
 def _small_power(op: math.PowFOp, x: str) -> str | None:
     """`x^n` for a constant n in 1..4 as products, as onnxruntime computes a square or a
-    cube: GPT-2's GELU cubes its input, and a loop calling `powf` stays scalar."""
+    cube (GPT-2's GELU cubes its input), and n in 0.25, 0.5, 0.75, 1.5 from square roots
+    (LRN raises to 0.75: AlexNet, GoogLeNet, ZFNet). A loop calling `pow` stays scalar.
+
+    The roots keep pow's special values: pow(-0, n) = +0 (`0.0f +` turns sqrt's -0 into
+    +0), pow(-inf, n) = +inf (sqrt gives NaN), and a negative base gives NaN. They are
+    within 2 ulp of pow: sqrt is correctly rounded, and each product adds one rounding."""
     n = _constant_number(op.rhs)
-    if n not in (1.0, 2.0, 3.0, 4.0):
+    if n in (1.0, 2.0, 3.0, 4.0):
+        return {
+            1.0: x,
+            2.0: f"({x} * {x})",
+            3.0: f"({x} * {x} * {x})",
+            4.0: f"(({x} * {x}) * ({x} * {x}))",
+        }[n]
+    if n not in (0.25, 0.5, 0.75, 1.5):
         return None
-    return {
-        1.0: x,
-        2.0: f"({x} * {x})",
-        3.0: f"({x} * {x} * {x})",
-        4.0: f"(({x} * {x}) * ({x} * {x}))",
+    sqrt = libm("sqrt", _type(op))
+    root = {
+        0.25: f"0.0f + {sqrt}({sqrt}({x}))",
+        0.5: f"0.0f + {sqrt}({x})",
+        0.75: f"{sqrt}({x}) * {sqrt}({sqrt}({x}))",
+        1.5: f"{x} * {sqrt}({x})",
     }[n]
+    return f"({x} == -INFINITY ? INFINITY : {root})"
 
 
 @expression(math.RsqrtOp)

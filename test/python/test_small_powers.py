@@ -1,8 +1,11 @@
-"""Pow by a constant 1 to 4 compiles to products (GPT-2's GELU cubes its input): the
-results match onnxruntime, special values included, and the generated C calls no pow.
+"""Pow by a constant 1 to 4 compiles to products (GPT-2's GELU cubes its input), by
+0.25, 0.5, 0.75 or 1.5 to square roots (LRN's 0.75): the results match onnxruntime,
+special values included, and the generated C calls no pow.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import onnx
@@ -68,18 +71,62 @@ def _inputs(shape: tuple[int, ...]) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("exponent", [1.0, 2.0, 3.0, 4.0, 2.5])
+@pytest.mark.parametrize("exponent", [1.0, 2.0, 3.0, 4.0, 2.5, 0.25, 0.5, 0.75, 1.5])
 def test_pow_matches_onnxruntime(exponent: float) -> None:
     model = _pow_model(exponent)
     x = _inputs((4, 16))
+    x[1] = np.abs(x[1])  # a row of positive bases: the roots are defined there
     (got,) = InferenceSession(model).run(None, {"x": x})
     ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (want,) = ref.run(None, {"x": x})
     np.testing.assert_allclose(got, want, rtol=3e-7, atol=0, equal_nan=True)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+    assert np.array_equal(np.isnan(got), np.isnan(want))
 
 
-@pytest.mark.parametrize(("exponent", "calls_pow"), [(3.0, False), (2.0, False), (2.5, True)])
+def _c_pow(x: float, y: float) -> float:
+    """C's pow (numpy's power takes sqrt's values at 0.5)."""
+    try:
+        return math.pow(x, y)
+    except ValueError:  # a negative base
+        return math.nan
+
+
+def test_roots_keep_pow_special_values() -> None:
+    """pow(-0, 0.5) = +0 where sqrt(-0) = -0; pow(-inf, 0.5) = +inf where sqrt gives NaN."""
+    x = np.array([-0.0, -np.inf, np.inf, -1.0, 0.0, np.nan, 4.0, 16.0], np.float32)
+    for exponent in (0.25, 0.5, 0.75, 1.5):
+        model = _pow_model(exponent)
+        (got,) = InferenceSession(model).run(None, {"x": np.resize(x, (4, 16))})
+        want = np.array([_c_pow(float(v), exponent) for v in x], np.float32)
+        np.testing.assert_array_equal(got[0, :8], want)
+        number = ~np.isnan(want)  # a NaN's sign means nothing
+        assert np.array_equal(np.signbit(got[0, :8])[number], np.signbit(want)[number])
+
+
+def test_lrn_matches_onnxruntime() -> None:
+    """LRN (beta 0.75, GoogLeNet's) divides by a 0.75 power, now of square roots."""
+    graph = helper.make_graph(
+        [helper.make_node("LRN", ["x"], ["y"], size=5, alpha=1e-4, beta=0.75, bias=1.0)],
+        "lrn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 9, 9])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    x = np.random.default_rng(7).standard_normal((1, 16, 9, 9)).astype(np.float32) * 30
+    (got,) = InferenceSession(model).run(None, {"x": x})
+    ref = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (want,) = ref.run(None, {"x": x})
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    module = load_module(model)
+    lower(module, "kernel")
+    assert "powf(" not in generate_c(module, "model").source
+
+
+@pytest.mark.parametrize(
+    ("exponent", "calls_pow"), [(3.0, False), (2.0, False), (0.75, False), (2.5, True)]
+)
 def test_small_constant_powers_call_no_pow(exponent: float, calls_pow: bool) -> None:
     module = load_module(_pow_model(exponent))
     lower(module, "kernel")
