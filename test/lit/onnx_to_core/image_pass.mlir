@@ -52,17 +52,22 @@ func.func @nearest_scales(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> {
 
 // Linear, constant sizes on the last axis only (4 -> 3), align_corners:
 // x = i * (4 - 1) / (3 - 1). Two taps per output, [3, 2] indices (first tap
-// plus a column iota, clamped) and weights (1 - r, r); the gather adds a tap
-// dim, the weights broadcast onto it, and a sum removes it.
+// plus a column iota, clamped) and weights (1 - r, r); each tap's column of
+// indices is gathered, weighted by its column of weights, and the two added.
 // Folded: x = [0, 1.5, 3]; taps [[0, 0], [1, 2], [2, 3]] (the first clamped
 // from -1) with weights [[0, 1], [0.5, 0.5], [0, 1]].
 // FOLD-LABEL: func.func @linear_sizes(
-// FOLD-NEXT:    %[[I:.*]] = core.constant() {value = dense<{{\[\[}}0, 0], [1, 2], [2, 3]]> : tensor<3x2xi64>}
-// FOLD-NEXT:    %[[G:.*]] = core.gather(%x, %[[I]]) {axis = 3 : i64} : (tensor<1x1x2x4xf32>, tensor<3x2xi64>) -> tensor<1x1x2x3x2xf32>
-// FOLD-NEXT:    %[[W:.*]] = core.constant() {value = dense<{{\[\[}}0.000000e+00, 1.000000e+00], [5.000000e-01, 5.000000e-01], [0.000000e+00, 1.000000e+00]]> : tensor<3x2xf32>}
-// FOLD-NEXT:    %[[WB:.*]] = core.broadcast(%[[W]]) {dims = array<i64: 3, 4>} : (tensor<3x2xf32>) -> tensor<1x1x2x3x2xf32>
-// FOLD-NEXT:    %[[GW:.*]] = core.binary mul(%[[G]], %[[WB]])
-// FOLD-NEXT:    %y = core.reduce sum(%[[GW]]) {axes = array<i64: 4>} : (tensor<1x1x2x3x2xf32>) -> tensor<1x1x2x3xf32>
+// FOLD-NEXT:    %[[I0:.*]] = core.constant() {value = dense<[0, 1, 2]> : tensor<3xi64>}
+// FOLD-NEXT:    %[[G0:.*]] = core.gather(%x, %[[I0]]) {axis = 3 : i64} : (tensor<1x1x2x4xf32>, tensor<3xi64>) -> tensor<1x1x2x3xf32>
+// FOLD-NEXT:    %[[W0:.*]] = core.constant() {value = dense<[0.000000e+00, 5.000000e-01, 0.000000e+00]> : tensor<3xf32>}
+// FOLD-NEXT:    %[[WB0:.*]] = core.broadcast(%[[W0]]) {dims = array<i64: 3>} : (tensor<3xf32>) -> tensor<1x1x2x3xf32>
+// FOLD-NEXT:    %[[GW0:.*]] = core.binary mul(%[[G0]], %[[WB0]])
+// FOLD-NEXT:    %[[I1:.*]] = core.constant() {value = dense<[0, 2, 3]> : tensor<3xi64>}
+// FOLD-NEXT:    %[[G1:.*]] = core.gather(%x, %[[I1]]) {axis = 3 : i64}
+// FOLD-NEXT:    %[[W1:.*]] = core.constant() {value = dense<[1.000000e+00, 5.000000e-01, 1.000000e+00]> : tensor<3xf32>}
+// FOLD-NEXT:    %[[WB1:.*]] = core.broadcast(%[[W1]]) {dims = array<i64: 3>}
+// FOLD-NEXT:    %[[GW1:.*]] = core.binary mul(%[[G1]], %[[WB1]])
+// FOLD-NEXT:    %y = core.binary add(%[[GW0]], %[[GW1]]) : (tensor<1x1x2x3xf32>, tensor<1x1x2x3xf32>) -> tensor<1x1x2x3xf32>
 // FOLD-NEXT:    func.return %y
 // CHECK-LABEL: func.func @linear_sizes(
 // CHECK:         %[[I:.*]] = core.iota() {dim = 0 : i64} : () -> tensor<3xi64>
@@ -74,11 +79,20 @@ func.func @nearest_scales(%x: tensor<1x1x2x3xf32>) -> tensor<1x1x4x6xf32> {
 // CHECK-NEXT:    %[[W:.*]] = core.select(%[[IS0]], %[[OMR]], %{{.*}}) : (tensor<3x2xi1>, tensor<3x2xf64>, tensor<3x2xf64>) -> tensor<3x2xf64>
 // CHECK:         %[[LOW:.*]] = core.binary max(%[[IDX]], %{{.*}}) : (tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x2xi64>
 // CHECK:         %[[CL:.*]] = core.binary min(%[[LOW]], %{{.*}}) : (tensor<3x2xi64>, tensor<3x2xi64>) -> tensor<3x2xi64>
-// CHECK-NEXT:    %[[G:.*]] = core.gather(%x, %[[CL]]) {axis = 3 : i64} : (tensor<1x1x2x4xf32>, tensor<3x2xi64>) -> tensor<1x1x2x3x2xf32>
 // CHECK-NEXT:    %[[WF:.*]] = core.cast(%[[W]]) : (tensor<3x2xf64>) -> tensor<3x2xf32>
-// CHECK-NEXT:    %[[WB:.*]] = core.broadcast(%[[WF]]) {dims = array<i64: 3, 4>} : (tensor<3x2xf32>) -> tensor<1x1x2x3x2xf32>
-// CHECK-NEXT:    %[[GW:.*]] = core.binary mul(%[[G]], %[[WB]]) : (tensor<1x1x2x3x2xf32>, tensor<1x1x2x3x2xf32>) -> tensor<1x1x2x3x2xf32>
-// CHECK-NEXT:    %y = core.reduce sum(%[[GW]]) {axes = array<i64: 4>} : (tensor<1x1x2x3x2xf32>) -> tensor<1x1x2x3xf32>
+// CHECK-NEXT:    %[[T0:.*]] = core.constant() {value = dense<0> : tensor<i64>}
+// CHECK-NEXT:    %[[I0:.*]] = core.gather(%[[CL]], %[[T0]]) {axis = 1 : i64} : (tensor<3x2xi64>, tensor<i64>) -> tensor<3xi64>
+// CHECK-NEXT:    %[[G0:.*]] = core.gather(%x, %[[I0]]) {axis = 3 : i64} : (tensor<1x1x2x4xf32>, tensor<3xi64>) -> tensor<1x1x2x3xf32>
+// CHECK-NEXT:    %[[W0:.*]] = core.gather(%[[WF]], %[[T0]]) {axis = 1 : i64} : (tensor<3x2xf32>, tensor<i64>) -> tensor<3xf32>
+// CHECK-NEXT:    %[[WB0:.*]] = core.broadcast(%[[W0]]) {dims = array<i64: 3>} : (tensor<3xf32>) -> tensor<1x1x2x3xf32>
+// CHECK-NEXT:    %[[GW0:.*]] = core.binary mul(%[[G0]], %[[WB0]])
+// CHECK-NEXT:    %[[T1:.*]] = core.constant() {value = dense<1> : tensor<i64>}
+// CHECK-NEXT:    %[[I1:.*]] = core.gather(%[[CL]], %[[T1]]) {axis = 1 : i64}
+// CHECK-NEXT:    %[[G1:.*]] = core.gather(%x, %[[I1]]) {axis = 3 : i64}
+// CHECK-NEXT:    %[[W1:.*]] = core.gather(%[[WF]], %[[T1]]) {axis = 1 : i64}
+// CHECK-NEXT:    %[[WB1:.*]] = core.broadcast(%[[W1]]) {dims = array<i64: 3>}
+// CHECK-NEXT:    %[[GW1:.*]] = core.binary mul(%[[G1]], %[[WB1]])
+// CHECK-NEXT:    %y = core.binary add(%[[GW0]], %[[GW1]]) : (tensor<1x1x2x3xf32>, tensor<1x1x2x3xf32>) -> tensor<1x1x2x3xf32>
 // CHECK-NOT:     onnx.
 // CHECK-NEXT:    func.return %y
 func.func @linear_sizes(%x: tensor<1x1x2x4xf32>) -> tensor<1x1x2x3xf32> {
