@@ -455,6 +455,12 @@ def _prune_conv_taps() -> type[ModulePass]:
     return PruneConvTapsPass
 
 
+def _fold_channel_scales() -> type[ModulePass]:
+    from rung.lowering.core_opt import FoldChannelScalesPass
+
+    return FoldChannelScalesPass
+
+
 def _hoist_loop_invariants() -> type[ModulePass]:
     from rung.lowering.core_opt import HoistLoopInvariantsPass
 
@@ -492,6 +498,11 @@ register_pass(
     "core-prune-conv-taps",
     _prune_conv_taps,
     "drop convolution taps that read only padding; split convolutions that mostly do",
+)
+register_pass(
+    "core-fold-channel-scales",
+    _fold_channel_scales,
+    "move a per-channel scale of a convolution's input onto its weights",
 )
 register_pass(
     "core-hoist-loop-invariants",
@@ -555,7 +566,8 @@ register_pipeline(
 )
 register_pipeline(
     "core-to-kernel",
-    "core-prune-conv-taps,dce,convert-core-to-kernel,optimize-kernel,kernel-plan-memory",
+    "core-prune-conv-taps,core-fold-channel-scales,dce,convert-core-to-kernel,optimize-kernel,"
+    "kernel-plan-memory",
     "lower the core dialect to the kernel dialect: buffers, optimized loop nests, a memory plan",
 )
 register_pipeline(
