@@ -20,6 +20,7 @@ from rung.dialects import kernel
 
 from .c_types import c_string_literal, paren, scalar_type, storage_type
 from .emitter import Emitter, emits
+from .scalar import calls_rung_math
 from .windows import UNROLL_LIMIT, simd_reductions, unrolled_window
 
 OMP_MIN_SHARES = 16
@@ -46,6 +47,29 @@ def omp_collapse(op: kernel.LoopOp) -> int:
     return count
 
 
+WIDE_MATH_LANES = 16
+"""Floats per step of a row loop that calls a rung_math.h function: 512 bits where the CPU
+has them. gcc's cost model otherwise picks 256-bit vectors, and such a loop is bound by
+arithmetic, not memory: GELU's row (erf) runs 31% faster at 16 lanes."""
+
+
+def _wide_math_rows(op: kernel.LoopOp) -> bool:
+    """An all-parallel innermost nest without carried values whose body calls an exp, tanh,
+    erf or log of floats, its row a whole number of wide vectors: iterations are
+    independent, so `omp simd` may widen it. A row with a remainder (Softmax over 197)
+    stays at gcc's choice, whose narrower vectors leave a shorter scalar tail."""
+    row = op.bounds()[-1] if op.ivs else None
+    return (
+        isinstance(row, int)
+        and row % WIDE_MATH_LANES == 0
+        and op.step_sizes[-1] == 1
+        and not op.inits
+        and all(k == "parallel" for k in op.kinds)
+        and not any(isinstance(inner, kernel.LoopOp) for inner in op.body.walk())
+        and calls_rung_math(op)
+    )
+
+
 @emits(kernel.LoopOp)
 def loop(e: Emitter, op: kernel.LoopOp) -> None:
     """`for (int64_t i = 0; i < n; i++)` per dim, `#pragma omp` on request; carried values
@@ -59,11 +83,15 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
         carried.append(name)
     unroll = unrolled_window(op)
     simd = simd_reductions(op)
+    wide = _wide_math_rows(op) and not unroll and not simd
     if op.omp is not None:
         e.uses_openmp = True
         # Collapsed loops must be perfectly nested: no pragma between their `for`s.
-        collapse = 1 if unroll or simd else omp_collapse(op)
+        collapse = 1 if unroll or simd or wide else omp_collapse(op)
         clause = f" collapse({collapse})" if collapse > 1 else ""
+        if wide and len(op.ivs) == 1:  # the row is the parallel loop itself
+            clause = f" simd simdlen({WIDE_MATH_LANES})"
+            wide = False
         e.emit(f"#pragma omp parallel for{clause} schedule(static)")
     opened = 0
     for k, (iv, bound, step) in enumerate(zip(op.ivs, op.bounds(), op.step_sizes, strict=True)):
@@ -83,6 +111,8 @@ def loop(e: Emitter, op: kernel.LoopOp) -> None:
                     f"reduction({kind}:{', '.join(names)})" for kind, names in clauses.items()
                 )
             )
+        if wide and k == len(op.ivs) - 1:
+            e.emit(f"#pragma omp simd simdlen({WIDE_MATH_LANES})")
         e.emit(f"for (int64_t {name} = 0; {name} < {limit}; {inc}) {{")
         e.depth += 1
         opened += 1

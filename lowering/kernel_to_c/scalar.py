@@ -241,16 +241,20 @@ def select(op: Operation, args: list[str]) -> str:
     blend (`rung_math_select`). Given a `?:`, gcc moves the function's work into the
     branch that needs it (or duplicates it for a constant arm: `exp(c ? 0 : x)`), and
     the loop stays scalar: Softmax's flushed terms, ELU, SELU, CELU."""
-    if scalar_type(_type(op)) == "float" and _calls_rung_math(op) and _reads_rows(op):
+    loop = op.parent_op()
+    if (
+        scalar_type(_type(op)) == "float"
+        and isinstance(loop, kernel.LoopOp)
+        and calls_rung_math(loop)
+        and _reads_rows(op)
+    ):
         return f"rung_math_select({args[0]}, {args[1]}, {args[2]})"
     return f"{args[0]} ? {args[1]} : {args[2]}"
 
 
-def _calls_rung_math(op: Operation) -> bool:
-    """Whether the loop around `op` calls a vectorizable `rung_math.h` function."""
-    loop = op.parent_op()
-    if not isinstance(loop, kernel.LoopOp):
-        return False
+def calls_rung_math(loop: kernel.LoopOp) -> bool:
+    """Whether `loop` calls a vectorizable `rung_math.h` function (exp, tanh, erf, log of
+    a float)."""
     return any(
         type(other) in _RUNG_MATH and not isinstance(_type(other), Float64Type)
         for other in loop.body.walk()

@@ -15,9 +15,11 @@ from rung.runtime.levels import lower
 from rung.runtime.session import load_module
 
 
-def vectorizer_report(tmp_path: Path, model: onnx.ModelProto) -> tuple[list[str], set[int]]:
-    """`model`'s C lines, and the (1-based) lines where gcc's report says it vectorized a
-    loop."""
+def vectorizer_report(
+    tmp_path: Path, model: onnx.ModelProto
+) -> tuple[list[str], dict[int, set[int]]]:
+    """`model`'s C lines, and for each (1-based) line where gcc's report says it
+    vectorized a loop, the vector sizes in bytes."""
     cc = native.compiler()
     version = subprocess.run([*cc, "--version"], capture_output=True, text=True).stdout
     if "Free Software Foundation" not in version:
@@ -38,5 +40,8 @@ def vectorizer_report(tmp_path: Path, model: onnx.ModelProto) -> tuple[list[str]
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    found = re.findall(r"model\.c:(\d+):\d+: optimized: loop vectorized", proc.stderr)
-    return program.source.split("\n"), {int(m) for m in found}
+    found: dict[int, set[int]] = {}
+    pattern = r"model\.c:(\d+):\d+: optimized: loop vectorized using (\d+) byte vectors"
+    for line, size in re.findall(pattern, proc.stderr):
+        found.setdefault(int(line), set()).add(int(size))
+    return program.source.split("\n"), found

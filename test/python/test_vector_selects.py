@@ -112,3 +112,44 @@ def test_gcc_vectorizes_a_select_around_an_exponential(tmp_path: Path, case: str
     for i in blends:
         loop = max(j for j in range(i) if lines[j].lstrip().startswith("for ("))
         assert loop + 1 in vectorized, (sorted(vectorized), loop + 1)
+
+
+def _gelu(width: int) -> onnx.ModelProto:
+    """GELU as torch exports it: x * 0.5 * (1 + erf(x / sqrt(2)))."""
+    consts = {"r2": np.sqrt(2.0), "one": 1.0, "half": 0.5}
+    nodes = [
+        helper.make_node("Div", ["x", "r2"], ["s"]),
+        helper.make_node("Erf", ["s"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["x", "e1"], ["p"]),
+        helper.make_node("Mul", ["p", "half"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(np.array(v, np.float32), k) for k, v in consts.items()]
+    return _model(nodes, [8, width], inits)
+
+
+def _avx512() -> bool:
+    try:
+        return " avx512f" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("width", [1024, 197])
+def test_gelu_rows_match_onnxruntime(width: int) -> None:
+    model = _gelu(width)
+    x = (np.random.default_rng(6).standard_normal((8, width)) * 3).astype(np.float32)
+    (got,) = InferenceSession(model).run(None, {"x": x})
+    np.testing.assert_allclose(got, _onnxruntime(model, x), rtol=2e-6, atol=1e-6)
+
+
+def test_gelu_rows_use_the_widest_vectors(tmp_path: Path) -> None:
+    """A 1024-wide GELU row is `omp simd simdlen(16)`: 64-byte vectors on AVX-512."""
+    lines, vectorized = vectorizer_report(tmp_path, _gelu(1024))
+    wide = [i for i, line in enumerate(lines) if "simdlen(16)" in line]
+    assert len(wide) == 1, "\n".join(lines)
+    # gcc names the pragma, the `for`, or (a combined `parallel for simd`) the first statement
+    loops = {wide[0] + 1, wide[0] + 2, wide[0] + 3} & vectorized.keys()
+    assert loops, sorted(vectorized)
+    sizes = set().union(*(vectorized[line] for line in loops))
+    assert 64 in sizes if _avx512() else sizes, sizes
