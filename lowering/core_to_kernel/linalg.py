@@ -417,9 +417,10 @@ def _shift_conv(g: _Conv, out_spatial: Sequence[Dim], out_channels: Dim) -> bool
     the input, so the columns (KH*KW times the input) are never written or read back;
     against im2col + GEMM, one thread: 3x3 convs on 64-wide maps of 3 to 64 channels
     0.7-0.8 of the time, 112-wide 0.5, 28-wide of 64-128 channels 0.83-0.89, 14-wide 1.0,
-    7-wide 1.2-1.24. Rows of whole vectors (16, 32, 64, 112 points) are tiled row by row;
-    others as one run over the bordered rows, wasting the border's columns, so the border
-    must be under an eighth of the row (a 3x3 kernel: maps of 16 or more).
+    7-wide 1.2-1.24. Rows of whole vectors (16, 32, 64, 112 points) are tiled by their
+    vectors in order, three to a tile across row ends; others as one run over the bordered
+    rows, wasting the border's columns, so the border must be under an eighth of the row (a
+    3x3 kernel: maps of 16 or more).
     """
     sizes = [g.n, g.c, *g.spatial, *g.kernel, *out_spatial, out_channels]
     if g.rank != 2 or any(s != 1 for s in g.strides) or any(static_value(d) is None for d in sizes):

@@ -135,7 +135,7 @@ def _packed_rhs(e: Emitter, op: kernel.MatmulOp) -> PackedWeight | None:
     thin = _thin(e, op)
     if thin and (tb or n >= THIN_COLUMNS or k < THIN_MIN_K):
         return None
-    key = (weight, n, k, tb, thin)
+    key = (weight, n, k, tb, thin, 0)
     for packed in e.packed:
         if packed.key == key:
             return packed
@@ -165,11 +165,46 @@ def call(e: Emitter, op: kernel.CallOp) -> None:
         parts.append(
             f"{{(void *){buf.ptr}, {ONNX_FROM_MLIR[t.element_type]}, {len(buf.dims)}, {{{dims}}}}}"
         )
-    args = ", ".join(str(a) for a in kernel.ints_of(op.args)) or "0"
+    ints = kernel.ints_of(op.args)
+    args = ", ".join(str(a) for a in ints) or "0"
     ep = f", {_epilogue(e, op) or 0}" if op.callee.data in kernel.CallOp.EPILOGUE_OUT else ""
     if op.callee.data in OPENMP_CALLEES:
         e.uses_openmp = True
+    callee = op.callee.data
+    if callee == CONV_SHIFT:
+        packed = _packed_conv_weights(e, op.data_buffers[1], ints[4] if len(ints) > 4 else 1)
+        if packed is not None:
+            callee, ep = CONV_SHIFT_PACKED, f"{ep}, {packed.name}"
     e.emit(
-        f"rung_{op.callee.data}((rung_tensor[]){{{', '.join(parts)}}}, "
-        f"(const int64_t[]){{{args}}}{ep});"
+        f"rung_{callee}((rung_tensor[]){{{', '.join(parts)}}}, (const int64_t[]){{{args}}}{ep});"
     )
+
+
+CONV_SHIFT = "conv_shift_float"
+CONV_SHIFT_PACKED = "conv_shift_packed_float"
+"""`rung_conv_shift_float` with its weights packed once by `_init` (`rung_conv_prepack_w`):
+its tiles read each step's MR weights from one pointer, where MR row pointers left too
+few registers for tiles whose vectors lie on different rows; packing them on every call
+cost a 7x7 conv of 512 channels half its time."""
+
+
+def _packed_conv_weights(e: Emitter, w: SSAValue, groups: int) -> PackedWeight | None:
+    """The packed copy of a conv's constant weights `[O, C/G, KH, KW]` of static shape,
+    declared once per weight; None for weights computed at run time."""
+    source = _constant_source(w)
+    t = w.type
+    if source is None or not isinstance(t, MemRefType):
+        return None
+    shape = t.get_shape()
+    if len(shape) != 4 or any(d <= 0 for d in shape) or groups <= 0 or shape[0] % groups:
+        return None
+    weight = e.buffer(source.result).ptr
+    if not any(x.name == weight for x in e.weights):
+        return None
+    n, k = shape[0], shape[1] * shape[2] * shape[3]
+    key = (weight, n, k, False, False, groups)
+    for packed in e.packed:
+        if packed.key == key:
+            return packed
+    e.packed.append(PackedWeight(e.fresh(f"{weight}_panels"), weight, n, k, False, False, groups))
+    return e.packed[-1]

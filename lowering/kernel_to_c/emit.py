@@ -320,6 +320,12 @@ def _pack_lines(emitter: Emitter) -> list[str]:
     lines = []
     for w in emitter.packed:
         lines.append(f"  free({w.name});")
+        if w.conv_groups:
+            lines.append(
+                f"  {w.name} = rung_conv_prepack_w((const float *){w.weight}, {w.n}, {w.k}, "
+                f"{w.conv_groups});"
+            )
+            continue
         pack = "rung_gemm_prepack_thin" if w.thin else "rung_gemm_prepack_b"
         lines.append(
             f"  {w.name} = {pack}((const float *){w.weight}, {w.n}, {w.k}, {int(w.transposed)});"

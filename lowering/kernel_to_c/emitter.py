@@ -88,10 +88,13 @@ class PackedWeight:
     thin: bool = False
     """For a product of at most 4 rows and few columns: B transposed, for dot products
     (`rung_gemm_prepack_thin`), instead of panels."""
+    conv_groups: int = 0
+    """Not 0: a conv's weights `[n, k]` (output channels by C/G * KH * KW) in this many
+    groups, packed for `rung_conv_shift_packed_float` (`rung_conv_prepack_w`)."""
 
     @property
-    def key(self) -> tuple[str, int, int, bool, bool]:
-        return (self.weight, self.n, self.k, self.transposed, self.thin)
+    def key(self) -> tuple[str, int, int, bool, bool, int]:
+        return (self.weight, self.n, self.k, self.transposed, self.thin, self.conv_groups)
 
 
 @dataclass

@@ -138,6 +138,11 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
  * "conv by shifted rows"); ep may be 0. */
 RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
                                     const rung_gemm_epilogue *ep);
+/* The weights [O, C/G, KH, KW] packed once for rung_conv_shift_packed_float, which then
+ * skips packing them on every call (malloc'd; 0 without memory or for a bad shape). */
+RUNG_API float *rung_conv_prepack_w(const float *w, int64_t o, int64_t ck, int64_t groups);
+RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *args,
+                                           const rung_gemm_epilogue *ep, const float *packed);
 
 #ifndef RUNG_PREBUILT_RUNTIME /* then the definitions come from the runtime object */
 
@@ -272,15 +277,15 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
     RUNG_EP_EACH(VT, NV, *(const VTU *)(ev + (r0 + r) * ldc + c0 + v * CSTEP), EXPR) break;     \
   }
 /* One step p of the tile's product: B's row p against A's column p, into acc. */
-#define RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP)                                                \
+#define RUNG_GEMM_STEP(VT, VTU, NV, AEL, BROW, BSTEP)                                           \
   VT bv[NV];                                                                                    \
-  _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) bv[v] = *(const VTU *)(BROW + v * BSTEP); \
+  _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) bv[v] = *(const VTU *)(BROW + BSTEP(v)); \
   _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r) {                                  \
-    const float av = a[r * lda + p];                                                            \
+    const float av = AEL(r);                                                                    \
     _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] += av * bv[v];               \
   }
-#define RUNG_GEMM_TILE(NAME, VT, NV, BROW, BSTEP, CSTEP, OFF)                                    \
-  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
+#define RUNG_GEMM_TILE(NAME, VT, NV, AEL, BROW, BSTEP, CSTEP, OFF)                              \
+  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                     \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
                           int64_t c0 OFF()) {                                                   \
@@ -294,13 +299,15 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
     _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                                  \
       _Pragma("GCC unroll 4") for (int v = 0; v < NV; ++v) acc[r][v] = (VT){0};                 \
     int64_t p = 0;                                                                              \
-    if (pf) /* a loop of its own, so that the other has no test per step */                    \
+    if (pf) /* a loop of its own, so that the other has no test per step */                     \
       for (; p < kc; ++p) {                                                                     \
         __builtin_prefetch(pf + ((p >> 1) & (RUNG_MR - 1)) * lda + ((p >> 4) << 4), 0, 2);      \
-        RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP)                                                \
+        RUNG_GEMM_STEP(VT, VTU, NV, AEL, BROW, BSTEP)                                           \
       }                                                                                         \
     else                                                                                        \
-      _Pragma("GCC unroll 2") for (; p < kc; ++p) { RUNG_GEMM_STEP(VT, VTU, NV, BROW, BSTEP) }  \
+      _Pragma("GCC unroll 2") for (; p < kc; ++p) {                                             \
+        RUNG_GEMM_STEP(VT, VTU, NV, AEL, BROW, BSTEP)                                           \
+      }                                                                                         \
     if (ep) {                                                                                   \
       if (add)                                                                                  \
         _Pragma("GCC unroll 16") for (int r = 0; r < RUNG_MR; ++r)                              \
@@ -333,12 +340,12 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
     }                                                                                           \
   }
 #else
-#define RUNG_GEMM_TILE(NAME, VT, NV, BROW, BSTEP, CSTEP, OFF)                                    \
-  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                    \
+#define RUNG_GEMM_TILE(NAME, VT, NV, AEL, BROW, BSTEP, CSTEP, OFF)                              \
+  static inline void NAME(int64_t kc, const float *restrict a, int64_t lda,                     \
                           const float *restrict b, int64_t ldb, float *restrict c, int64_t ldc, \
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
                           int64_t c0 OFF()) {                                                   \
-    enum { lanes = (int)sizeof(VT) / (int)sizeof(float), width = NV * lanes };                 \
+    enum { lanes = (int)sizeof(VT) / (int)sizeof(float), width = NV * lanes };                  \
     (void)pf;                                                                                   \
     (void)ldb;                                                                                  \
     float acc[RUNG_MR][width] = {{0}};                                                          \
@@ -346,7 +353,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
       for (int r = 0; r < RUNG_MR; ++r)                                                         \
         for (int v = 0; v < NV; ++v)                                                            \
           for (int l = 0; l < lanes; ++l)                                                       \
-            acc[r][v * lanes + l] += a[r * lda + p] * (BROW)[v * (BSTEP) + l];                  \
+            acc[r][v * lanes + l] += AEL(r) * (BROW)[BSTEP(v) + l];                             \
     for (int r = 0; r < RUNG_MR; ++r)                                                           \
       for (int v = 0; v < NV; ++v)                                                              \
         for (int l = 0; l < lanes; ++l) {                                                       \
@@ -369,29 +376,41 @@ typedef struct { float x[RUNG_VW / 2]; } rung_vh;
  * shifted rows of a conv's input, "conv by shifted rows" below). */
 #define RUNG_B_STRIDED (b + p * ldb)
 #define RUNG_B_SHIFTED (b + off[p])
+/* A's element (r, p): from its rows at stride lda, or from a packed panel that holds each
+ * step's MR values together (one pointer, where MR row pointers crowd out B's). */
+#define RUNG_A_ROWS(r) (a[(r) * lda + p])
+#define RUNG_A_PACKED(r) (a[p * RUNG_MR + (r)])
+/* Where vector v of B's row starts, from the row's start: the next vector along the row, or
+ * at an offset of its own (the vectors of a shifted tile may lie on different rows). */
+#define RUNG_B_ALONG(v) ((v) * lanes)
+#define RUNG_B_LISTED(v) ((v) == 0 ? bo0 : (v) == 1 ? bo1 : bo2)
 /* The extra parameters of each addressing, as function-like macros so that they pass
  * through RUNG_GEMM_TILES unexpanded. */
 #define RUNG_NO_OFF()
-#define RUNG_WITH_OFF() , const int64_t *restrict off, int64_t cstep
+#define RUNG_WITH_OFF()                                                                         \
+  , const int64_t *restrict off, int64_t bo0, int64_t bo1, int64_t bo2, int64_t cstep
 /* The tiles of one addressing: PREFIX_full (NV vectors), _2 and _1 (whole vectors, where
  * narrower than full) and _half (half a vector). */
 #if RUNG_NV > 2
-#define RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF) RUNG_GEMM_TILE(P##_2, rung_vf, 2, BROW, BSTEP, CSTEP, OFF)
+#define RUNG_GEMM_TILE_2(P, AEL, BROW, BSTEP, CSTEP, OFF)                                       \
+  RUNG_GEMM_TILE(P##_2, rung_vf, 2, AEL, BROW, BSTEP, CSTEP, OFF)
 #else
-#define RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF)
+#define RUNG_GEMM_TILE_2(P, AEL, BROW, BSTEP, CSTEP, OFF)
 #endif
 #if RUNG_NV > 1
-#define RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF) RUNG_GEMM_TILE(P##_1, rung_vf, 1, BROW, BSTEP, CSTEP, OFF)
+#define RUNG_GEMM_TILE_1(P, AEL, BROW, BSTEP, CSTEP, OFF)                                       \
+  RUNG_GEMM_TILE(P##_1, rung_vf, 1, AEL, BROW, BSTEP, CSTEP, OFF)
 #else
-#define RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF)
+#define RUNG_GEMM_TILE_1(P, AEL, BROW, BSTEP, CSTEP, OFF)
 #endif
-#define RUNG_GEMM_TILES(P, BROW, BSTEP, CSTEP, OFF)                                             \
-  RUNG_GEMM_TILE(P##_full, rung_vf, RUNG_NV, BROW, BSTEP, CSTEP, OFF)                          \
-  RUNG_GEMM_TILE_2(P, BROW, BSTEP, CSTEP, OFF)                                                 \
-  RUNG_GEMM_TILE_1(P, BROW, BSTEP, CSTEP, OFF)                                                 \
-  RUNG_GEMM_TILE(P##_half, rung_vh, 1, BROW, BSTEP, CSTEP, OFF)
-RUNG_GEMM_TILES(rung_gemm_tile, RUNG_B_STRIDED, lanes, lanes, RUNG_NO_OFF)
-RUNG_GEMM_TILES(rung_shift_tile, RUNG_B_SHIFTED, ldb, cstep, RUNG_WITH_OFF)
+#define RUNG_GEMM_TILES(P, AEL, BROW, BSTEP, CSTEP, OFF)                                        \
+  RUNG_GEMM_TILE(P##_full, rung_vf, RUNG_NV, AEL, BROW, BSTEP, CSTEP, OFF)                      \
+  RUNG_GEMM_TILE_2(P, AEL, BROW, BSTEP, CSTEP, OFF)                                             \
+  RUNG_GEMM_TILE_1(P, AEL, BROW, BSTEP, CSTEP, OFF)                                             \
+  RUNG_GEMM_TILE(P##_half, rung_vh, 1, AEL, BROW, BSTEP, CSTEP, OFF)
+RUNG_GEMM_TILES(rung_gemm_tile, RUNG_A_ROWS, RUNG_B_STRIDED, RUNG_B_ALONG, lanes, RUNG_NO_OFF)
+RUNG_GEMM_TILES(rung_shift_tile, RUNG_A_PACKED, RUNG_B_SHIFTED, RUNG_B_LISTED, cstep,
+                RUNG_WITH_OFF)
 
 /* A tile `lanes` wide (a multiple of VW/2 up to NR) at row panel a, column offset b. */
 static inline void rung_gemm_tile(int64_t kc, const float *a, int64_t lda, const float *b,
@@ -1538,70 +1557,67 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
  * writes and reads back KH*KW times the input; this copies it once (the small CNN's three
  * 3x3 convs spent 42 of 234 us in im2col).
  *
- * Tiles are computed per K block of at most RUNG_KC (A's block of MR rows stays in L1
- * across a row of tiles) and the epilogue, if any, is applied to each tile after its last
- * block, in registers for whole tiles. Threads split the output rows; each does every
+ * The weights are packed in panels of MR output channels, each step's MR values together
+ * (rung_conv_prepack_w, once per model for constant weights), so a tile reads A through one
+ * pointer and keeps its registers for B's vectors, which may lie on different rows. Tiles
+ * are computed per K block of at most RUNG_KC (A's block stays in L1 across a row of tiles)
+ * and the epilogue, if any, is applied to each tile after its last block, in registers for
+ * whole tiles. Threads split the output rows; each does every
  * channel of its rows. Tiles cut by the end of a row read lanes past it (P has NR floats of
  * slack), computed into a buffer and dropped. t = {x [N,C,H,W], w [O,C/G,KH,KW],
  * out [N,O,OH,OW]}, args = {dilations[2], pad_low[2], groups}. */
-/* A tile `lanes` wide (as rung_gemm_tile) whose vector v reads B at b + off[p] + v * bstep
+/* A tile `lanes` wide (as rung_gemm_tile) whose vector v reads B at b + off[p] + bo[v]
  * and writes C at c + v * cstep. */
 static inline void rung_shift_tile(int64_t kc, const float *a, int64_t lda, const float *b,
-                                   const int64_t *off, int64_t bstep, float *c, int64_t ldc,
+                                   const int64_t *off, const int64_t *bo, float *c, int64_t ldc,
                                    int64_t cstep, int add, const rung_gemm_epilogue *ep,
                                    int64_t r0, int64_t c0, int lanes) {
   if (lanes == RUNG_NR)
-    rung_shift_tile_full(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+    rung_shift_tile_full(kc, a, lda, b, 0, c, ldc, add, 0, ep, r0, c0, off, bo[0], bo[1],
+                         bo[RUNG_NV > 2 ? 2 : 0], cstep);
 #if RUNG_NV > 2
   else if (lanes == 2 * RUNG_VW)
-    rung_shift_tile_2(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+    rung_shift_tile_2(kc, a, lda, b, 0, c, ldc, add, 0, ep, r0, c0, off, bo[0], bo[1],
+                         bo[RUNG_NV > 2 ? 2 : 0], cstep);
 #endif
 #if RUNG_NV > 1
   else if (lanes == RUNG_VW)
-    rung_shift_tile_1(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+    rung_shift_tile_1(kc, a, lda, b, 0, c, ldc, add, 0, ep, r0, c0, off, bo[0], bo[1],
+                         bo[RUNG_NV > 2 ? 2 : 0], cstep);
 #endif
   else
-    rung_shift_tile_half(kc, a, lda, b, bstep, c, ldc, add, 0, ep, r0, c0, off, cstep);
+    rung_shift_tile_half(kc, a, lda, b, 0, c, ldc, add, 0, ep, r0, c0, off, bo[0], bo[1],
+                         bo[RUNG_NV > 2 ? 2 : 0], cstep);
 }
 
-/* Output rows [y0, y1) (OW points each, at row stride WP in P) of channels
- * [r0, r0 + rows) for one K block. Rows of exactly one vector take a tile of NV rows, a
- * vector each; other rows go in tiles along the row. */
+/* Output rows [y0, y1) of channels [r0, r0 + rows) for one K block, where OW is a whole
+ * number of vectors. The rows' vectors, taken in order, are C's points q*VW.. of the rows
+ * (C's rows are contiguous), so a tile takes the next NV of them wherever they lie in P: a
+ * row of 64 is one full tile and a third of the next, not a full tile and a one-vector
+ * tile, whose FMAs wait on its loads. Only the last tile of the range may be narrower. */
 static void rung_shift_rows(int64_t kc, const float *a, int64_t lda, const float *p,
                             const int64_t *off, int64_t wp, float *c, int64_t ldc, int64_t ow,
                             int64_t y0, int64_t y1, int add, const rung_gemm_epilogue *ep,
                             int64_t r0, int64_t rows) {
-  if (RUNG_GEMM_VECTOR && ow == RUNG_VW && rows == RUNG_MR) {
-    for (int64_t y = y0; y < y1; y += RUNG_NV) {
-      const int64_t nv = y1 - y < RUNG_NV ? y1 - y : RUNG_NV;
-      rung_shift_tile(kc, a, lda, p + y * wp, off, wp, c + y * ow, ldc, ow, add, ep, r0, y * ow,
-                      (int)(nv * RUNG_VW));
+  const int64_t per_row = ow / RUNG_VW, q1 = y1 * per_row;
+  for (int64_t q = y0 * per_row; q < q1; q += RUNG_NV) {
+    const int64_t nv = q1 - q < RUNG_NV ? q1 - q : RUNG_NV;
+    int64_t bo[RUNG_NV] = {0};
+    for (int64_t v = 0; v < nv; ++v)
+      bo[v] = (q + v) / per_row * wp + (q + v) % per_row * RUNG_VW;
+    const int lanes = (int)(nv * RUNG_VW);
+    if (rows == RUNG_MR) {
+      rung_shift_tile(kc, a, lda, p, off, bo, c + q * RUNG_VW, ldc, RUNG_VW, add, ep, r0,
+                      q * RUNG_VW, lanes);
+      continue;
     }
-    return;
-  }
-  for (int64_t y = y0; y < y1; ++y) {
-    const float *prow = p + y * wp;
-    float *crow = c + y * ow;
-    for (int64_t x = 0; x < ow;) {
-      const int64_t rem = ow - x;
-      int lanes = RUNG_NR;
-      while (lanes > RUNG_VW && lanes > rem) lanes -= RUNG_VW;
-      if (lanes > rem) lanes = rem <= RUNG_VW / 2 ? RUNG_VW / 2 : RUNG_VW;
-      if (rows == RUNG_MR && lanes <= rem) {
-        rung_shift_tile(kc, a, lda, prow + x, off, RUNG_VW, crow + x, ldc, RUNG_VW, add, ep, r0,
-                        y * ow + x, lanes);
-      } else {
-        float tile[RUNG_MR * RUNG_NR];
-        const int64_t w = lanes < rem ? lanes : rem;
-        rung_shift_tile(kc, a, lda, prow + x, off, RUNG_VW, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0,
-                        lanes);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < w; ++j)
-            crow[r * ldc + x + j] = (add ? crow[r * ldc + x + j] : 0.0f) + tile[r * RUNG_NR + j];
-        if (ep) rung_gemm_ep_tile(ep, crow + x, ldc, r0, y * ow + x, rows, w);
-      }
-      x += lanes;
-    }
+    float tile[RUNG_MR * RUNG_NR];
+    rung_shift_tile(kc, a, lda, p, off, bo, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0, lanes);
+    float *cq = c + q * RUNG_VW;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < lanes; ++j)
+        cq[r * ldc + j] = (add ? cq[r * ldc + j] : 0.0f) + tile[r * RUNG_NR + j];
+    if (ep) rung_gemm_ep_tile(ep, cq, ldc, r0, q * RUNG_VW, rows, lanes);
   }
 }
 
@@ -1623,6 +1639,8 @@ static void rung_shift_flat(int64_t kc, const float *a, int64_t lda, const float
                             int64_t ldc, int64_t ow, int64_t f0, int64_t f1, int add, int last,
                             const rung_gemm_epilogue *ep, int64_t r0, int64_t rows) {
   const rung_gemm_epilogue *tep = last && rung_ep_rowwise(ep) ? ep : 0; /* in registers */
+  int64_t along[RUNG_NV];
+  for (int v = 0; v < RUNG_NV; ++v) along[v] = v * RUNG_VW;
   for (int64_t f = f0; f < f1;) {
     const int64_t rem = f1 - f;
     int lanes = RUNG_NR;
@@ -1630,11 +1648,11 @@ static void rung_shift_flat(int64_t kc, const float *a, int64_t lda, const float
     if (lanes > rem) lanes = rem <= RUNG_VW / 2 ? RUNG_VW / 2 : RUNG_VW;
     const int64_t w = lanes < rem ? lanes : rem;
     if (rows == RUNG_MR && lanes <= rem) {
-      rung_shift_tile(kc, a, lda, p + f, off, RUNG_VW, wide + f, ldw, RUNG_VW, add, tep, r0, 0,
+      rung_shift_tile(kc, a, lda, p + f, off, along, wide + f, ldw, RUNG_VW, add, tep, r0, 0,
                       lanes);
     } else {
       float tile[RUNG_MR * RUNG_NR];
-      rung_shift_tile(kc, a, lda, p + f, off, RUNG_VW, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0, lanes);
+      rung_shift_tile(kc, a, lda, p + f, off, along, tile, RUNG_NR, RUNG_VW, 0, 0, 0, 0, lanes);
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < w; ++j)
           wide[r * ldw + f + j] = (add ? wide[r * ldw + f + j] : 0.0f) + tile[r * RUNG_NR + j];
@@ -1656,8 +1674,42 @@ static void rung_shift_flat(int64_t kc, const float *a, int64_t lda, const float
   }
 }
 
+/* A conv's weights [G * OG, CK] in the panels rung_conv_shift reads: per group, panels of
+ * MR output channels, each step k's MR values together (rows past a group's last channel
+ * are zeros). `dst` holds G * ceil(OG / MR) * MR * CK floats. */
+static void rung_conv_pack_w(const float *w, int64_t o, int64_t ck, int64_t groups, float *dst) {
+  const int64_t og = o / groups, panels = (og + RUNG_MR - 1) / RUNG_MR;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t pn = 0; pn < panels; ++pn) {
+      float *d = dst + (g * panels + pn) * RUNG_MR * ck;
+      const int64_t rows = og - pn * RUNG_MR < RUNG_MR ? og - pn * RUNG_MR : RUNG_MR;
+      const float *wr = w + (g * og + pn * RUNG_MR) * ck;
+      for (int64_t k = 0; k < ck; ++k) {
+        for (int64_t r = 0; r < rows; ++r) d[k * RUNG_MR + r] = wr[r * ck + k];
+        for (int64_t r = rows; r < RUNG_MR; ++r) d[k * RUNG_MR + r] = 0.0f;
+      }
+    }
+}
+
+static size_t rung_conv_packed_bytes(int64_t o, int64_t ck, int64_t groups) {
+  const int64_t panels = (o / groups + RUNG_MR - 1) / RUNG_MR;
+  return ((size_t)(groups * panels * RUNG_MR * ck) * sizeof(float) + 63) / 64 * 64;
+}
+
+RUNG_API float *rung_conv_prepack_w(const float *w, int64_t o, int64_t ck, int64_t groups) {
+  if (o <= 0 || ck <= 0 || groups <= 0 || o % groups) return 0;
+  float *dst = (float *)aligned_alloc(64, rung_conv_packed_bytes(o, ck, groups));
+  if (dst) rung_conv_pack_w(w, o, ck, groups, dst);
+  return dst;
+}
+
 RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
                                     const rung_gemm_epilogue *ep) {
+  rung_conv_shift_packed_float(t, args, ep, 0);
+}
+
+RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *args,
+                                           const rung_gemm_epilogue *ep, const float *packed) {
   const rung_tensor *x = &t[0], *w = &t[1], *out = &t[2];
   const int64_t n = out->shape[0], o = out->shape[1], oh = out->shape[2], ow = out->shape[3];
   const int64_t c = x->shape[1], h = x->shape[2], wd = x->shape[3];
@@ -1676,10 +1728,12 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
   float *pad = ck > 0 ? (float *)aligned_alloc(64, ((c * plane + slack) * 4 + 63) / 64 * 64) : 0;
   float *wide = ck > 0 && flat ? (float *)aligned_alloc(64, ((size_t)(o * ldw) * 4 + 63) / 64 * 64) : 0;
   int64_t *off = ck > 0 ? (int64_t *)malloc(sizeof(int64_t) * (size_t)ck) : 0;
-  float *edge = og % RUNG_MR && ck > 0
-                    ? (float *)malloc(sizeof(float) * (size_t)(groups * RUNG_MR * ck))
-                    : 0;
-  if (ck > 0 && (!pad || !off || (og % RUNG_MR && !edge) || (flat && !wide))) {
+  const int64_t panels = (og + RUNG_MR - 1) / RUNG_MR;
+  float *own = ck > 0 && !packed
+                   ? (float *)aligned_alloc(64, rung_conv_packed_bytes(o, ck, groups))
+                   : 0;
+  const float *apk = packed ? packed : own;
+  if (ck > 0 && (!pad || !off || !apk || (flat && !wide))) {
     /* no memory: point by point */
     for (int64_t img = 0; img < n; ++img)
       for (int64_t oc = 0; oc < o; ++oc) {
@@ -1706,7 +1760,7 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
     free(pad);
     free(wide);
     free(off);
-    free(edge);
+    free(own);
     return;
   }
   for (int64_t ci = 0; ci < cg; ++ci)
@@ -1714,13 +1768,7 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
       for (int64_t kx = 0; kx < kw; ++kx)
         off[(ci * kh + ky) * kw + kx] = (ci * hp + ky * dh) * wp + kx * dw;
   const int64_t kstep = ck > 0 ? rung_gemm_kstep(ck) : 1;
-  if (edge) /* each group's last channels, zero-padded to a whole panel of MR rows */
-    for (int64_t g = 0; g < groups; ++g) {
-      float *e0 = edge + g * RUNG_MR * ck;
-      memset(e0, 0, sizeof(float) * (size_t)(RUNG_MR * ck));
-      memcpy(e0, wts + (g * og + og / RUNG_MR * RUNG_MR) * ck,
-             sizeof(float) * (size_t)(og % RUNG_MR * ck));
-    }
+  if (own) rung_conv_pack_w(wts, o, ck, groups, own);
   for (int64_t img = 0; img < n; ++img) {
     const float *in = src + img * c * h * wd;
 #ifdef _OPENMP
@@ -1759,7 +1807,7 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
       }
 #endif
       for (int64_t g = 0; g < groups; ++g) {
-        const float *a = wts + g * og * ck, *pg = pad + g * cg * plane;
+        const float *pg = pad + g * cg * plane;
         float *cg0 = dst + (img * o + g * og) * e;
         if (ck <= 0) {
           for (int64_t r = 0; r < og; ++r)
@@ -1774,7 +1822,7 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
           const rung_gemm_epilogue *tep = pc + kc == ck ? ep : 0;
           for (int64_t ir = 0; ir < og; ir += RUNG_MR) {
             const int64_t rows = og - ir < RUNG_MR ? og - ir : RUNG_MR;
-            const float *ap = rows == RUNG_MR ? a + ir * ck + pc : edge + g * RUNG_MR * ck + pc;
+            const float *ap = apk + ((g * panels + ir / RUNG_MR) * ck + pc) * RUNG_MR;
             if (flat)
               rung_shift_flat(kc, ap, ck, pg, off + pc, wp, wide + (g * og + ir) * ldw, ldw,
                               cg0 + ir * e, e, ow, y0 * wp, (y1 - 1) * wp + ow, pc > 0,
@@ -1790,7 +1838,7 @@ RUNG_API void rung_conv_shift_float(const rung_tensor *t, const int64_t *args,
   free(pad);
   free(wide);
   free(off);
-  free(edge);
+  free(own);
 }
 
 #endif /* RUNG_PREBUILT_RUNTIME */

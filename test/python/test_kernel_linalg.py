@@ -414,12 +414,12 @@ def test_conv(conv_results: dict, name: str) -> None:
     check(conv_results, name)
 
 
-def _check_sanitized(cases: Sequence[Case], routine: str) -> None:
-    """Each case calls the runtime's `routine` once, and under AddressSanitizer and UBSan
-    (the runtime compiled with the model) matches onnxruntime."""
+def _check_sanitized(cases: Sequence[Case], *routines: str) -> None:
+    """Each case calls one of the runtime's `routines` once, and under AddressSanitizer and
+    UBSan (the runtime compiled with the model) matches onnxruntime."""
     model, feed = family_model(cases)
     source = generate_c(InferenceSession(model, level="kernel").module, "model").source
-    assert source.count(f"{routine}(") == len(cases)
+    assert sum(source.count(f"{routine}(") for routine in routines) == len(cases)
     got = InferenceSession(model, level="kernel-sanitized").run(None, feed)
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     for c, g, w in zip(cases, got, want.run(None, feed), strict=True):
@@ -476,7 +476,12 @@ def test_shifted_convs_are_sanitizer_clean() -> None:
     and UBSan: the tiles read past the end of each row, and past the last plane, which must
     stay inside the bordered copy of the input."""
     cases = [c for c in CONV if c.name in SHIFT_CASES]
-    _check_sanitized(cases, "rung_conv_shift_float")
+    model, _ = family_model(cases)
+    source = generate_c(InferenceSession(model, level="kernel").module, "model").source
+    # constant weights are packed once by `_init`; run-time weights on every call
+    assert source.count("rung_conv_prepack_w(") == 3
+    assert source.count("rung_conv_shift_float(") == 1
+    _check_sanitized(cases, "rung_conv_shift_float", "rung_conv_shift_packed_float")
 
 
 DEPTHWISE_CASES = [
@@ -870,14 +875,20 @@ SHIFT_WRAPPER = r"""
 /* x [n,c,h,w], wt [o,c/g,kh,kw], y [n,o,oh,ow]; args {dh, dw, pad_top, pad_left, groups}. */
 void conv_shift(const float *x, const float *wt, float *y, const int64_t *dims,
                 const int64_t *args, int count, const int *ops, const int *kinds,
-                const float **vs, int threads) {
+                const float **vs, int threads, int packed) {
   rung_gemm_epilogue ep = {count, {{0, 0, 0}}};
   for (int i = 0; i < count; ++i) ep.step[i] = (rung_gemm_step){ops[i], kinds[i], vs[i]};
   rung_tensor t[3] = {{(void *)x, 1, 4, {dims[0], dims[1], dims[2], dims[3]}},
                       {(void *)wt, 1, 4, {dims[4], dims[1] / args[4], dims[5], dims[6]}},
                       {(void *)y, 1, 4, {dims[0], dims[4], dims[7], dims[8]}}};
   omp_set_num_threads(threads);
-  rung_conv_shift_float(t, args, count ? &ep : 0);
+  if (!packed) {
+    rung_conv_shift_float(t, args, count ? &ep : 0);
+    return;
+  }
+  float *panels = rung_conv_prepack_w(wt, dims[4], dims[1] / args[4] * dims[5] * dims[6], args[4]);
+  rung_conv_shift_packed_float(t, args, count ? &ep : 0, panels);
+  free(panels);
 }
 """
 
@@ -907,15 +918,16 @@ def _conv_reference(
 def shift_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     lib = _openmp_lib(request, tmp_path_factory, "conv_shift", SHIFT_WRAPPER)
     lib.conv_shift.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] + [ctypes.c_void_p] * 3
-    lib.conv_shift.argtypes += [ctypes.c_int]
+    lib.conv_shift.argtypes += [ctypes.c_int, ctypes.c_int]
     return lib
 
 
 def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
     """`rung_conv_shift_float` against a float64 conv then the epilogue's steps in numpy:
-    rows of whole vectors (16, 32, 48 wide) and flat runs (7 to 30 wide), 1 to 3 channel
-    panels with the last one partial, one to three K blocks, groups, dilations, asymmetric
-    pads, a batch without epilogue, every step and operand kind, on one and two threads."""
+    rows of whole vectors (16, 32, 48, 64, 80 wide, so tiles cross row ends) and flat runs
+    (7 to 30 wide), 1 to 3 channel panels with the last one partial, one to three K blocks,
+    groups, dilations, asymmetric pads, a batch without epilogue, every step and operand
+    kind, on one and two threads, with the weights packed on the call or beforehand."""
     rng = np.random.default_rng(17)
     geometries = [
         # n, c, h, w, o, kh, kw, dil, pads (top, left, bottom, right), groups
@@ -928,6 +940,9 @@ def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
         (1, 6, 13, 30, 12, 3, 2, (2, 3), (0, 2, 3, 0), 2),
         (2, 4, 9, 20, 10, 3, 3, (1, 1), (1, 0, 1, 2), 2),
         (1, 3, 1, 16, 8, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 7, 5, 64, 13, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (1, 40, 3, 80, 10, 3, 3, (1, 1), (1, 1, 1, 1), 1),
+        (2, 6, 7, 32, 16, 3, 3, (1, 1), (1, 1, 1, 1), 2),
     ]
     for t, (n, c, h, wd, o, kh, kw, dil, pads, groups) in enumerate(geometries):
         x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
@@ -950,18 +965,18 @@ def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
         want = conv.astype(np.float32)
         if steps:
             want = _epilogue_reference(want.reshape(m, cols), steps).reshape(conv.shape)
-        for threads in (1, 2):
+        for threads, packed in ((1, 0), (2, 0), (1, 1), (2, 1)):
             y = np.full(conv.shape, np.nan, np.float32)
             shift_lib.conv_shift(
                 x.ctypes.data, w.ctypes.data, y.ctypes.data, dims.ctypes.data,
-                args.ctypes.data, count, ops, kinds, vs, threads,
+                args.ctypes.data, count, ops, kinds, vs, threads, packed,
             )  # fmt: skip
             np.testing.assert_allclose(
                 y,
                 want,
                 rtol=1e-3,  # a float32 conv's rounding, amplified by the steps' divisions
                 atol=1e-3,
-                err_msg=f"geometry {t} threads={threads} "
+                err_msg=f"geometry {t} threads={threads} packed={packed} "
                 f"steps={[(EP_OPS[op], EP_KINDS[kd]) for op, kd, _ in steps]}",
             )
 
