@@ -1058,7 +1058,7 @@ class CallOp(IRDLOperation):
     product `[N, O, spatial…]` = `[batch, M, N]`; its buffers come last, after
     the callee's own:
 
-        kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1]
+        kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1]
             epilogue ["add:row" %bias, "max:scalar" %zero] : ...
     """
 
@@ -1075,6 +1075,17 @@ class CallOp(IRDLOperation):
         "depthwise_float": 2,
     }
     """The callees that take an epilogue, and the index of the buffer it applies to."""
+
+    SIGNATURES: ClassVar[dict[str, tuple[int, int]]] = {
+        "conv_shift_float": (3, 7),
+        "conv_rows_float": (3, 8),
+        "depthwise_float": (3, 6),
+        "nms": (9, 2),
+        "sort": (5, 2),
+    }
+    """The runtime's routines of fixed arity: their own buffers and integer arguments, which
+    the C routine reads without counting (`rung_conv_shift_float`'s 7: dilations, low pads,
+    groups, strides)."""
 
     def __init__(
         self,
@@ -1143,6 +1154,15 @@ class CallOp(IRDLOperation):
         return op
 
     def verify_(self) -> None:
+        arity = self.SIGNATURES.get(self.callee.data)
+        if arity is not None:
+            buffers, args = arity
+            if len(self.data_buffers) != buffers or len(ints_of(self.args)) != args:
+                raise VerifyException(
+                    f"kernel.call: @{self.callee.data} takes {buffers} buffers and {args} "
+                    f"integer arguments, not {len(self.data_buffers)} and "
+                    f"{len(ints_of(self.args))}"
+                )
         if self.epilogue is None:
             return
         out = self.EPILOGUE_OUT.get(self.callee.data)

@@ -401,8 +401,9 @@ def _row_block(g: _Conv, out_spatial: Sequence[Dim], out_channels: Dim) -> int |
 
 
 CONV_SHIFT = "conv_shift_float"
-"""The C runtime's stride-1 conv that reads its input's rows in place (`rung_conv_shift_float`
-of `rung_gemm.h`), a `kernel.call` that takes an epilogue."""
+"""The C runtime's conv that reads its input's rows in place (`rung_conv_shift_float` of
+`rung_gemm.h`), a `kernel.call` that takes an epilogue; args: dilations, low pads, groups,
+strides."""
 
 SHIFT_MIN_CHANNELS = 5
 """Fewer output channels per group than this take im2col: the GEMM's few-rows form streams
@@ -410,8 +411,8 @@ the columns once, where the shifted tiles would compute mostly empty rows."""
 
 
 def _shift_conv(g: _Conv, out_spatial: Sequence[Dim], out_channels: Dim) -> bool:
-    """Whether a conv runs as `rung_conv_shift_float`: stride 1, 2 spatial dims, static
-    sizes, and an output row that the shifted tiles fill well.
+    """Whether a conv runs as `rung_conv_shift_float`: 2 spatial dims, static sizes, and an
+    output row that the shifted tiles fill well.
 
     Its tiles read each row of the im2col columns straight from a zero-bordered copy of
     the input, so the columns (KH*KW times the input) are never written or read back;
@@ -421,15 +422,22 @@ def _shift_conv(g: _Conv, out_spatial: Sequence[Dim], out_channels: Dim) -> bool
     vectors in order, three to a tile across row ends; others as one run over the bordered
     rows, wasting the border's columns, so the border must be under an eighth of the row (a
     3x3 kernel: maps of 16 or more).
+
+    A strided conv reads its input split into phase planes, where each tap is again a
+    shift; it is taken for rows of whole vectors only. One thread: the 7x7 stride-2 stem of
+    3 channels at 224 (rows of 112) 0.67 of the time of blocks of im2col rows, a 3x3
+    stride-2 stem 0.9; 3x3 stride-2 convs onto 28- and 14-wide maps, flat runs, 1.1-1.2.
     """
     sizes = [g.n, g.c, *g.spatial, *g.kernel, *out_spatial, out_channels]
-    if g.rank != 2 or any(s != 1 for s in g.strides) or any(static_value(d) is None for d in sizes):
+    if g.rank != 2 or any(static_value(d) is None for d in sizes):
         return False
     og = int(static_value(out_channels)) // g.groups  # type: ignore[arg-type]
     cg = int(static_value(g.c)) // g.groups  # type: ignore[arg-type]
     if og < SHIFT_MIN_CHANNELS or cg < 1:
         return False
     ow = int(static_value(out_spatial[1]))  # type: ignore[arg-type]
+    if any(s != 1 for s in g.strides):
+        return ow % 16 == 0
     border = (int(static_value(g.kernel[1])) - 1) * g.dilations[1]  # type: ignore[arg-type]
     return ow % 16 == 0 or 8 * border < ow + border
 
@@ -453,7 +461,7 @@ def _conv_gemm(b: KernelBuilder, g: _Conv, out: SSAValue, out_spatial: list[Dim]
     if pointwise:
         cols = b.view(g.x, [ng, cg, e])
     elif _shift_conv(g, out_spatial, o):
-        args = [*g.dilations, *g.pad_low, groups]
+        args = [*g.dilations, *g.pad_low, groups, *g.strides]
         b.insert(kernel.CallOp(CONV_SHIFT, [g.x, g.w, out], args))
         return
     elif (rows := _row_block(g, out_spatial, o)) is not None:

@@ -1564,8 +1564,14 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
  * and the epilogue, if any, is applied to each tile after its last block, in registers for
  * whole tiles. Threads split the output rows; each does every
  * channel of its rows. Tiles cut by the end of a row read lanes past it (P has NR floats of
- * slack), computed into a buffer and dropped. t = {x [N,C,H,W], w [O,C/G,KH,KW],
- * out [N,O,OH,OW]}, args = {dilations[2], pad_low[2], groups}. */
+ * slack), computed into a buffer and dropped.
+ *
+ * A strided conv is one too, over the input split into phases: with strides SH x SW, tap
+ * (ky, kx) of output (y, x) reads bordered point (y*SH + ky*dh, x*SW + kx*dw), which is
+ * point (y + ky*dh / SH, x + kx*dw / SW) of the plane of the rows ky*dh % SH (mod SH) and
+ * columns kx*dw % SW (mod SW). So P holds SH*SW phase planes per channel, and each tap is
+ * again a shift: a 7x7 stride-2 stem conv needs no im2col either. t = {x [N,C,H,W],
+ * w [O,C/G,KH,KW], out [N,O,OH,OW]}, args = {dilations[2], pad_low[2], groups, strides[2]}. */
 /* A tile `lanes` wide (as rung_gemm_tile) whose vector v reads B at b + off[p] + bo[v]
  * and writes C at c + v * cstep. */
 static inline void rung_shift_tile(int64_t kc, const float *a, int64_t lda, const float *b,
@@ -1716,12 +1722,15 @@ RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *
   const int64_t kh = w->shape[2], kw = w->shape[3];
   const int64_t dh = args[0], dw = args[1], pt = args[2], pl = args[3];
   const int64_t groups = args[4] > 0 ? args[4] : 1;
+  const int64_t sh = args[5] > 0 ? args[5] : 1, sw = args[6] > 0 ? args[6] : 1;
   const int64_t og = o / groups, cg = c / groups, ck = cg * kh * kw, e = oh * ow;
   if (n <= 0 || o <= 0 || e <= 0) return;
   if (ep && ep->count <= 0) ep = 0;
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
-  const int64_t hp = oh + (kh - 1) * dh, wp = ow + (kw - 1) * dw, plane = hp * wp;
+  /* Per channel, SH * SW phase planes of HP x WP; a channel's share of P is `plane`. */
+  const int64_t phases = sh * sw, hp = oh + (kh - 1) * dh / sh, wp = ow + (kw - 1) * dw / sw;
+  const int64_t plane = phases * hp * wp;
   /* Rows of whole vectors go by rows; others as one flat run through `wide`. */
   const int flat = ow % RUNG_VW != 0, ldw = oh * wp + RUNG_NR;
   const size_t slack = (size_t)(RUNG_NR + wp); /* read past the last plane by the last tiles */
@@ -1743,10 +1752,10 @@ RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *
             float acc = 0.0f;
             for (int64_t ci = 0; ci < cg; ++ci)
               for (int64_t ky = 0; ky < kh; ++ky) {
-                const int64_t iy = y + ky * dh - pt;
+                const int64_t iy = y * sh + ky * dh - pt;
                 if (iy < 0 || iy >= h) continue;
                 for (int64_t kx = 0; kx < kw; ++kx) {
-                  const int64_t ix = xo + kx * dw - pl;
+                  const int64_t ix = xo * sw + kx * dw - pl;
                   if (ix >= 0 && ix < wd)
                     acc += wts[(oc * cg + ci) * kh * kw + ky * kw + kx] *
                            src[((img * c + g * cg + ci) * h + iy) * wd + ix];
@@ -1766,7 +1775,8 @@ RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *
   for (int64_t ci = 0; ci < cg; ++ci)
     for (int64_t ky = 0; ky < kh; ++ky)
       for (int64_t kx = 0; kx < kw; ++kx)
-        off[(ci * kh + ky) * kw + kx] = (ci * hp + ky * dh) * wp + kx * dw;
+        off[(ci * kh + ky) * kw + kx] =
+            (((ci * sh + ky * dh % sh) * sw + kx * dw % sw) * hp + ky * dh / sh) * wp + kx * dw / sw;
   const int64_t kstep = ck > 0 ? rung_gemm_kstep(ck) : 1;
   if (own) rung_conv_pack_w(wts, o, ck, groups, own);
   for (int64_t img = 0; img < n; ++img) {
@@ -1776,22 +1786,30 @@ RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *
 #endif
     {
       if (ck > 0) {
-        /* P: the input, bordered with zeros up to HP x WP. */
+        /* P: the input, bordered with zeros; with strides, phase (qy, qx)'s plane holds
+         * the bordered input's rows qy, qy + SH, ... and columns qx, qx + SW, ... */
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-        for (int64_t row = 0; row < c * hp; ++row) {
-          const int64_t ci = row / hp, py = row % hp, iy = py - pt;
+        for (int64_t row = 0; row < c * phases * hp; ++row) {
+          const int64_t ci = row / (phases * hp), ph = row / hp % phases, r = row % hp;
+          const int64_t qx = ph % sw, iy = r * sh + ph / sw - pt;
           float *prow = pad + row * wp;
           if (iy < 0 || iy >= h) {
             memset(prow, 0, sizeof(float) * (size_t)wp);
             continue;
           }
           const float *irow = in + (ci * h + iy) * wd;
-          for (int64_t px = 0; px < wp; ++px) {
-            const int64_t ix = px - pl;
-            prow[px] = ix >= 0 && ix < wd ? irow[ix] : 0.0f;
-          }
+          if (sw == 1)
+            for (int64_t px = 0; px < wp; ++px) {
+              const int64_t ix = px - pl;
+              prow[px] = ix >= 0 && ix < wd ? irow[ix] : 0.0f;
+            }
+          else
+            for (int64_t px = 0; px < wp; ++px) {
+              const int64_t ix = px * sw + qx - pl;
+              prow[px] = ix >= 0 && ix < wd ? irow[ix] : 0.0f;
+            }
         }
 #ifdef _OPENMP
 #pragma omp single

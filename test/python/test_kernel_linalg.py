@@ -354,6 +354,19 @@ CONV = [
         [rand(2, 4, 12, 26), rand(12, 2, 3, 2)],
         {"group": 2, "dilations": [2, 3]},
     ),
+    Case(  # a 7x7 stride-2 stem onto 32-wide rows: phase planes of the input
+        "conv_shift_stride2_stem",
+        "Conv",
+        [rand(1, 3, 40, 64), rand(8, 3, 7, 7), rand(8)],
+        {"pads": [3, 3, 3, 3], "strides": [2, 2]},
+        const=(1, 2),
+    ),
+    Case(  # strides (3, 2) with dilations and groups, weights known at run time
+        "conv_shift_strided_dilated_groups",
+        "Conv",
+        [rand(1, 4, 12, 35), rand(10, 2, 3, 3)],
+        {"group": 2, "strides": [3, 2], "dilations": [1, 2], "pads": [1, 0, 1, 0]},
+    ),
     Case("conv_1x1", "Conv", [rand(2, 16, 5, 5), rand(24, 16, 1, 1)], const=(1,)),
     Case("conv_1x1_strided", "Conv", [rand(1, 16, 7, 7), rand(8, 16, 1, 1)], {"strides": [2, 2]}),
     Case("conv_1d", "Conv", [rand(2, 3, 17), rand(5, 3, 4)], {"strides": [2], "pads": [1, 2]}),
@@ -466,21 +479,23 @@ SHIFT_CASES = [
     "conv_shift_rows_5x5",
     "conv_shift_flat_kblocks",
     "conv_shift_groups_dilated",
+    "conv_shift_stride2_stem",
+    "conv_shift_strided_dilated_groups",
 ]
 """The f32 convs that call the runtime's `rung_conv_shift_float`."""
 
 
 def test_shifted_convs_are_sanitizer_clean() -> None:
     """Every shifted-rows geometry (rows of whole vectors and flat runs, partial channel
-    panels, K blocks, groups, dilations, asymmetric pads, a batch) under AddressSanitizer
+    panels, K blocks, groups, dilations, strides, asymmetric pads, a batch) under AddressSanitizer
     and UBSan: the tiles read past the end of each row, and past the last plane, which must
     stay inside the bordered copy of the input."""
     cases = [c for c in CONV if c.name in SHIFT_CASES]
     model, _ = family_model(cases)
     source = generate_c(InferenceSession(model, level="kernel").module, "model").source
     # constant weights are packed once by `_init`; run-time weights on every call
-    assert source.count("rung_conv_prepack_w(") == 3
-    assert source.count("rung_conv_shift_float(") == 1
+    assert source.count("rung_conv_prepack_w(") == 4
+    assert source.count("rung_conv_shift_float(") == 2
     _check_sanitized(cases, "rung_conv_shift_float", "rung_conv_shift_packed_float")
 
 
@@ -894,21 +909,28 @@ void conv_shift(const float *x, const float *wt, float *y, const int64_t *dims,
 
 
 def _conv_reference(
-    x: np.ndarray, w: np.ndarray, dil: tuple[int, int], pads: tuple[int, int, int, int], groups: int
+    x: np.ndarray,
+    w: np.ndarray,
+    dil: tuple[int, int],
+    pads: tuple[int, int, int, int],
+    groups: int,
+    strides: tuple[int, int] = (1, 1),
 ) -> np.ndarray:
-    """A stride-1 2-D conv in float64, tap by tap."""
+    """A 2-D conv in float64, tap by tap."""
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
+    sh, sw = strides
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
-    oh = h + pads[0] + pads[2] - (kh - 1) * dil[0]
-    ow = wd + pads[1] + pads[3] - (kw - 1) * dil[1]
+    oh = (h + pads[0] + pads[2] - (kh - 1) * dil[0] - 1) // sh + 1
+    ow = (wd + pads[1] + pads[3] - (kw - 1) * dil[1] - 1) // sw + 1
     y = np.zeros((n, o, oh, ow))
     og = o // groups
     for g in range(groups):
         for ky in range(kh):
             for kx in range(kw):
-                win = xp[:, g * cg : (g + 1) * cg, ky * dil[0] : ky * dil[0] + oh]
-                win = win[..., kx * dil[1] : kx * dil[1] + ow]
+                y0, x0 = ky * dil[0], kx * dil[1]
+                win = xp[:, g * cg : (g + 1) * cg, y0 : y0 + (oh - 1) * sh + 1 : sh]
+                win = win[..., x0 : x0 + (ow - 1) * sw + 1 : sw]
                 wk = w[g * og : (g + 1) * og, :, ky, kx].astype(np.float64)
                 y[:, g * og : (g + 1) * og] += np.einsum("oc,nchw->nohw", wk, win)
     return y
@@ -926,11 +948,12 @@ def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
     """`rung_conv_shift_float` against a float64 conv then the epilogue's steps in numpy:
     rows of whole vectors (16, 32, 48, 64, 80 wide, so tiles cross row ends) and flat runs
     (7 to 30 wide), 1 to 3 channel panels with the last one partial, one to three K blocks,
-    groups, dilations, asymmetric pads, a batch without epilogue, every step and operand
-    kind, on one and two threads, with the weights packed on the call or beforehand."""
+    groups, dilations, asymmetric pads, strides of 2 to 4 (with dilations, and wider than
+    the kernel), a batch without epilogue, every step and operand kind, on one and two
+    threads, with the weights packed on the call or beforehand."""
     rng = np.random.default_rng(17)
     geometries = [
-        # n, c, h, w, o, kh, kw, dil, pads (top, left, bottom, right), groups
+        # n, c, h, w, o, kh, kw, dil, pads (top, left, bottom, right), groups[, strides]
         (1, 3, 16, 16, 8, 3, 3, (1, 1), (1, 1, 1, 1), 1),
         (1, 5, 7, 32, 20, 3, 3, (1, 1), (1, 1, 1, 1), 1),
         (1, 2, 5, 48, 9, 1, 3, (1, 1), (0, 1, 0, 1), 1),
@@ -943,11 +966,17 @@ def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
         (1, 7, 5, 64, 13, 3, 3, (1, 1), (1, 1, 1, 1), 1),
         (1, 40, 3, 80, 10, 3, 3, (1, 1), (1, 1, 1, 1), 1),
         (2, 6, 7, 32, 16, 3, 3, (1, 1), (1, 1, 1, 1), 2),
+        (1, 3, 21, 64, 12, 7, 7, (1, 1), (3, 3, 3, 3), 1, (2, 2)),
+        (1, 5, 9, 33, 9, 3, 3, (1, 1), (1, 1, 0, 0), 1, (2, 2)),
+        (2, 4, 10, 31, 8, 3, 3, (2, 1), (2, 0, 1, 2), 2, (3, 2)),
+        (1, 2, 8, 64, 6, 2, 2, (1, 1), (0, 0, 0, 0), 1, (4, 4)),
+        (1, 4, 11, 29, 10, 3, 3, (1, 1), (1, 1, 1, 1), 1, (2, 2)),
     ]
-    for t, (n, c, h, wd, o, kh, kw, dil, pads, groups) in enumerate(geometries):
+    for t, (n, c, h, wd, o, kh, kw, dil, pads, groups, *st) in enumerate(geometries):
+        strides = st[0] if st else (1, 1)
         x = rng.standard_normal((n, c, h, wd)).astype(np.float32)
         w = rng.standard_normal((o, c // groups, kh, kw)).astype(np.float32)
-        conv = _conv_reference(x, w, dil, pads, groups)
+        conv = _conv_reference(x, w, dil, pads, groups, strides)
         oh, ow = conv.shape[2:]
         m, cols = o, oh * ow
         count = 0 if n > 1 else 1 + t % 8
@@ -961,7 +990,7 @@ def test_conv_shift_matches_numpy(shift_lib: ctypes.CDLL) -> None:
         kinds = (ctypes.c_int * max(count, 1))(*(st[1] for st in steps))
         vs = (ctypes.c_void_p * max(count, 1))(*(st[2].ctypes.data for st in steps))
         dims = np.array([n, c, h, wd, o, kh, kw, oh, ow], np.int64)
-        args = np.array([dil[0], dil[1], pads[0], pads[1], groups], np.int64)
+        args = np.array([dil[0], dil[1], pads[0], pads[1], groups, *strides], np.int64)
         want = conv.astype(np.float32)
         if steps:
             want = _epilogue_reference(want.reshape(m, cols), steps).reshape(conv.shape)

@@ -49,7 +49,7 @@ def test_the_pool_runs_on_threads_and_the_conv_is_the_runtime_s() -> None:
     (rung_gemm.h), with the bias and ReLU as its epilogue."""
     module = lower(load_module(conv_pool_model()), "kernel")
     source = generate_c(module, "model").source
-    assert source.count("rung_conv_shift_float(") == 1, source
+    assert source.count("rung_conv_shift_packed_float(") == 1, source
     assert "RUNG_EP_MAX" in source, source
     # The pool: its channels (32) outermost and shared, then its output points (48 x 48),
     # each reducing its window (2 x 2), which gcc is asked to unroll.

@@ -73,7 +73,7 @@ func.func @row_blocks(%x: tensor<1x16x200x200xf32>, %w: tensor<8x16x3x3xf32>) ->
 // CHECK-LABEL: func.func @shifted(%x: memref<1x4x16x16xf32>, %w: memref<8x4x3x3xf32>) -> memref<1x8x16x16xf32>
 // CHECK-NOT:     kernel.matmul
 // CHECK:         %[[Y:.*]] = kernel.alloc() : memref<1x8x16x16xf32>
-// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %[[Y]]) [1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
+// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %[[Y]]) [1, 1, 1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
 // CHECK-NEXT:    func.return %[[Y]] : memref<1x8x16x16xf32>
 func.func @shifted(%x: tensor<1x4x16x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32> {
   %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 1, 1>, pad_high = array<i64: 1, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
@@ -83,14 +83,26 @@ func.func @shifted(%x: tensor<1x4x16x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor
 // Dilation 2 on a 30-wide map (a border of 4 columns, under an eighth of the 34-wide
 // bordered row), two groups of 6 channels, no padding on the left.
 // CHECK-LABEL: func.func @shifted_dilated
-// CHECK:         kernel.call @conv_shift_float(%x, %w, %{{.*}}) [2, 2, 0, 0, 2] : memref<1x4x34x34xf32>, memref<12x2x3x3xf32>, memref<1x12x30x30xf32>
+// CHECK:         kernel.call @conv_shift_float(%x, %w, %{{.*}}) [2, 2, 0, 0, 2, 1, 1] : memref<1x4x34x34xf32>, memref<12x2x3x3xf32>, memref<1x12x30x30xf32>
 func.func @shifted_dilated(%x: tensor<1x4x34x34xf32>, %w: tensor<12x2x3x3xf32>) -> tensor<1x12x30x30xf32> {
   %y = core.conv(%x, %w) {strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>, pad_low = array<i64: 0, 0>, pad_high = array<i64: 0, 0>, groups = 2 : i64, layout = "NCHW", acc = f32} : (tensor<1x4x34x34xf32>, tensor<12x2x3x3xf32>) -> tensor<1x12x30x30xf32>
   func.return %y : tensor<1x12x30x30xf32>
 }
 
+// A strided conv whose output rows are whole vectors reads phase planes of its input: a
+// 7x7 stride-2 stem onto 32-wide rows, then strides (2, 1) onto 16-wide rows. The last two
+// arguments are the strides.
+// CHECK-LABEL: func.func @shifted_strided
+// CHECK:         kernel.call @conv_shift_float(%x, %w, %{{.*}}) [1, 1, 3, 3, 1, 2, 2] : memref<1x3x64x64xf32>, memref<8x3x7x7xf32>, memref<1x8x32x32xf32>
+// CHECK:         kernel.call @conv_shift_float(%x2, %w2, %{{.*}}) [1, 1, 0, 1, 1, 2, 1] : memref<1x3x9x16xf32>, memref<8x3x3x3xf32>, memref<1x8x4x16xf32>
+func.func @shifted_strided(%x: tensor<1x3x64x64xf32>, %w: tensor<8x3x7x7xf32>, %x2: tensor<1x3x9x16xf32>, %w2: tensor<8x3x3x3xf32>) -> (tensor<1x8x32x32xf32>, tensor<1x8x4x16xf32>) {
+  %y = core.conv(%x, %w) {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_low = array<i64: 3, 3>, pad_high = array<i64: 3, 3>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x3x64x64xf32>, tensor<8x3x7x7xf32>) -> tensor<1x8x32x32xf32>
+  %z = core.conv(%x2, %w2) {strides = array<i64: 2, 1>, dilations = array<i64: 1, 1>, pad_low = array<i64: 0, 1>, pad_high = array<i64: 0, 1>, groups = 1 : i64, layout = "NCHW", acc = f32} : (tensor<1x3x9x16xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x4x16xf32>
+  func.return %y, %z : tensor<1x8x32x32xf32>, tensor<1x8x4x16xf32>
+}
+
 // What stays im2col: a 14-wide map (its border, 2 of 16 columns, is an eighth), a 16-wide
-// map with 4 output channels (the GEMM's few-rows form), stride 2.
+// map with 4 output channels (the GEMM's few-rows form), stride 2 onto 8-wide rows.
 // CHECK-LABEL: func.func @not_shifted
 // CHECK-NOT:     conv_shift_float
 // CHECK:         kernel.call @im2col_float

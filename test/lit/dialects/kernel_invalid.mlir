@@ -22,11 +22,13 @@
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.matmul: an epilogue needs a batch of 1
 // CHECK:     {{^}}// {{-----}}
-// CHECK:     kernel.call: @sort takes no epilogue
+// CHECK:     kernel.call: @external takes no epilogue
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.call: a 'full' epilogue buffer of 4 elements for a 2x16 result
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.call: epilogue buffers must be f32
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.call: @conv_shift_float takes 3 buffers and 7 integer arguments, not 3 and 5
 // CHECK-NOT: Traceback
 
 func.func @load_rank(%x: memref<2x3xf32>) -> f32 {
@@ -105,20 +107,29 @@ func.func @epilogue_batch(%a: memref<2x2x3xf32>, %b: memref<2x3x5xf32>, %c: memr
 // -----
 
 func.func @call_epilogue_callee(%x: memref<4xf32>, %r: memref<f32>) {
-  kernel.call @sort(%x, %x) [0, 0] epilogue ["add:scalar" %r] : memref<4xf32>, memref<4xf32>, memref<f32>
+  kernel.call @external(%x, %x) [0, 0] epilogue ["add:scalar" %r] : memref<4xf32>, memref<4xf32>, memref<f32>
   func.return
 }
 
 // -----
 
 func.func @call_epilogue_size(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x4x4xf32>, %f: memref<4xf32>) {
-  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:full" %f] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<4xf32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:full" %f] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<4xf32>
   func.return
 }
 
 // -----
 
 func.func @call_epilogue_type(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x4x4xf32>, %r: memref<2xi32>) {
-  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:row" %r] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xi32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %r] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xi32>
+  func.return
+}
+
+// -----
+
+// The runtime's conv reads 7 arguments (dilations, low pads, groups, strides) without
+// counting them: a call with the 5 of an older form is rejected, not run.
+func.func @call_arity(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x4x4xf32>) {
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>
   func.return
 }

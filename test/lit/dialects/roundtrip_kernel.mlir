@@ -14,13 +14,13 @@
 // CHECK:        kernel.yield %t : f32
 // CHECK:      %v = kernel.view %y(%n) : memref<?x64xf32> -> memref<?x8x8xf32>
 // CHECK-NEXT: %w = kernel.constant dense<1.000000e+00> : tensor<4xf32>
-// CHECK-NEXT: kernel.call @sort(%y, %y) [1, 0] : memref<?x64xf32>, memref<?x64xf32>
+// CHECK-NEXT: kernel.call @external(%y, %y) [1, 0] : memref<?x64xf32>, memref<?x64xf32>
 // CHECK-NEXT: kernel.copy %y, %y : memref<?x64xf32>, memref<?x64xf32>
 // CHECK:      %f = kernel.remf %r2, %r2 : f32
 // CHECK-NEXT: %o = kernel.alloc() {offset = 128 : i64} : memref<4xf32>
 // CHECK:      kernel.matmul %m, %m, %m {accumulate} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>
 // CHECK:      kernel.matmul %m, %m, %m epilogue ["mul:row" %b2, "max:scalar" %s0] : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>, memref<f32>
-// CHECK:      kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
+// CHECK:      kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
 // CHECK-NEXT: kernel.dealloc %y : memref<?x64xf32>
 
 func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
@@ -41,7 +41,7 @@ func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
   }
   %v = kernel.view %y(%n) : memref<?x64xf32> -> memref<?x8x8xf32>
   %w = kernel.constant dense<1.0> : tensor<4xf32>
-  kernel.call @sort(%y, %y) [1, 0] : memref<?x64xf32>, memref<?x64xf32>
+  kernel.call @external(%y, %y) [1, 0] : memref<?x64xf32>, memref<?x64xf32>
   kernel.copy %y, %y : memref<?x64xf32>, memref<?x64xf32>
   %r2 = arith.constant 1.5 : f32
   %f = kernel.remf %r2, %r2 : f32
@@ -55,7 +55,7 @@ func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
   %cw = kernel.alloc() : memref<2x3x3x3xf32>
   %co = kernel.alloc() : memref<1x2x4x4xf32>
   %cf = kernel.alloc() : memref<1x2x16xf32>
-  kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
+  kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
   kernel.dealloc %y : memref<?x64xf32>
   return %y : memref<?x64xf32>
 }

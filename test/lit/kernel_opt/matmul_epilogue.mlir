@@ -158,12 +158,12 @@ func.func @batched(%w: memref<2x4x3xf32>, %x: memref<2x3x6xf32>, %s: memref<f32>
 // ReLU; the nest visits the NCHW output by its 4 ivs.
 // CHECK-LABEL: func.func @shifted_conv
 // CHECK:         %y = kernel.alloc() : memref<1x8x16x16xf32>
-// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] epilogue ["add:row" %b, "add:full" %res, "max:scalar" %z] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>, memref<8xf32>, memref<1x8x16x16xf32>, memref<f32>
+// CHECK-NEXT:    kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b, "add:full" %res, "max:scalar" %z] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>, memref<8xf32>, memref<1x8x16x16xf32>, memref<f32>
 // CHECK-NOT:     kernel.loop
 // CHECK:         func.return %y
 func.func @shifted_conv(%x: memref<1x4x16x16xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8xf32>, %res: memref<1x8x16x16xf32>, %z: memref<f32>) -> memref<1x8x16x16xf32> {
   %y = kernel.alloc() : memref<1x8x16x16xf32>
-  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
   %out = kernel.alloc() : memref<1x8x16x16xf32>
   kernel.loop (%n, %c, %h, %v) in (1, 8, 16, 16) [parallel, parallel, parallel, parallel] {
     %p = kernel.load %y[%n, %c, %h, %v] : memref<1x8x16x16xf32>

@@ -109,7 +109,7 @@ func.func @returned_view(%x: memref<64xf32>) -> memref<8x8xf32> {
 // CHECK:         %prod = kernel.alloc() {offset = 256 : i64} : memref<1x8x8xf32>
 // CHECK:         kernel.matmul %lhs, %w, %prod
 // CHECK:         %sorted = kernel.alloc() {offset = 0 : i64} : memref<1x8x8xf32>
-// CHECK:         kernel.call @sort(%prod, %sorted)
+// CHECK:         kernel.call @external(%prod, %sorted)
 func.func @matmul_call(%x: memref<1x8x8xf32>) -> memref<1x8x8xf32> {
   %w = kernel.constant dense<1.000000e+00> : tensor<1x8x8xf32>
   %lhs = kernel.alloc() : memref<1x8x8xf32>
@@ -117,6 +117,6 @@ func.func @matmul_call(%x: memref<1x8x8xf32>) -> memref<1x8x8xf32> {
   %prod = kernel.alloc() : memref<1x8x8xf32>
   kernel.matmul %lhs, %w, %prod : memref<1x8x8xf32>, memref<1x8x8xf32>, memref<1x8x8xf32>
   %sorted = kernel.alloc() : memref<1x8x8xf32>
-  kernel.call @sort(%prod, %sorted) [2] : memref<1x8x8xf32>, memref<1x8x8xf32>
+  kernel.call @external(%prod, %sorted) [2] : memref<1x8x8xf32>, memref<1x8x8xf32>
   func.return %sorted : memref<1x8x8xf32>
 }

@@ -77,7 +77,7 @@ func.func @unit_batch_and_dynamic(%x: memref<1x64x3136xf32>, %y: memref<1x64x313
 // CHECK:         kernel.loop (%i, %j) in (256, 256) [reduction, parallel] {
 // CHECK:         kernel.loop (%i{{.*}}, %j{{.*}}) in (256, 256) [reduction, reduction] iter_args
 // CHECK:         kernel.loop (%i{{.*}}) in (256) [parallel] {
-// CHECK:           kernel.call @sort
+// CHECK:           kernel.call @external
 // CHECK:         kernel.loop (%i{{.*}}) in (256) [parallel] attributes {omp} {
 // CHECK-NEXT:      kernel.loop (%j{{.*}}) in (256) [parallel] {
 func.func @serial(%x: memref<256x256xf32>, %idx: memref<256x256xi64>, %y: memref<256x256xf32>) -> f32 {
@@ -95,7 +95,7 @@ func.func @serial(%x: memref<256x256xf32>, %idx: memref<256x256xi64>, %y: memref
     kernel.yield %n : f32
   }
   kernel.loop (%i) in (256) [parallel] {
-    kernel.call @sort(%y) [1] : memref<256x256xf32>
+    kernel.call @external(%y) [1] : memref<256x256xf32>
     kernel.yield
   }
   kernel.loop (%i) in (256) [parallel] {

@@ -14,17 +14,17 @@
 // CHECK-NEXT:   free(w_panels);
 // CHECK-NEXT:   w_panels = 0;
 // CHECK:      int model_run(
-// CHECK:        rung_conv_shift_packed_float((rung_tensor[]){{[{][{]}}(void *)x, 1, 4, {1, 4, 6, 16}}, {(void *)w, 1, 4, {4, 2, 3, 3}}, {{.*}}}, (const int64_t[]){1, 1, 1, 1, 2}, 0, w_panels);
-// CHECK:        rung_conv_shift_packed_float({{.*}}, (const int64_t[]){1, 1, 1, 1, 2}, &(const rung_gemm_epilogue){1, {{[{][{]}}RUNG_EP_ADD, RUNG_EP_ROW, (const float *)b}}}, w_panels);
-// CHECK:        rung_conv_shift_float({{.*}}{(void *)v, 1, 4, {4, 2, 3, 3}}{{.*}}, (const int64_t[]){1, 1, 1, 1, 2}, 0);
+// CHECK:        rung_conv_shift_packed_float((rung_tensor[]){{[{][{]}}(void *)x, 1, 4, {1, 4, 6, 16}}, {(void *)w, 1, 4, {4, 2, 3, 3}}, {{.*}}}, (const int64_t[]){1, 1, 1, 1, 2, 1, 1}, 0, w_panels);
+// CHECK:        rung_conv_shift_packed_float({{.*}}, (const int64_t[]){1, 1, 1, 1, 2, 1, 1}, &(const rung_gemm_epilogue){1, {{[{][{]}}RUNG_EP_ADD, RUNG_EP_ROW, (const float *)b}}}, w_panels);
+// CHECK:        rung_conv_shift_float({{.*}}{(void *)v, 1, 4, {4, 2, 3, 3}}{{.*}}, (const int64_t[]){1, 1, 1, 1, 2, 1, 1}, 0);
 func.func @convs(%x: memref<1x4x6x16xf32>, %v: memref<4x2x3x3xf32>) -> (memref<1x4x6x16xf32>, memref<1x4x6x16xf32>, memref<1x4x6x16xf32>) {
   %w = kernel.constant dense<0.5> : tensor<4x2x3x3xf32>
   %b = kernel.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %y = kernel.alloc() : memref<1x4x6x16xf32>
-  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 2] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 2, 1, 1] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>
   %z = kernel.alloc() : memref<1x4x6x16xf32>
-  kernel.call @conv_shift_float(%x, %w, %z) [1, 1, 1, 1, 2] epilogue ["add:row" %b] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>, memref<4xf32>
+  kernel.call @conv_shift_float(%x, %w, %z) [1, 1, 1, 1, 2, 1, 1] epilogue ["add:row" %b] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>, memref<4xf32>
   %u = kernel.alloc() : memref<1x4x6x16xf32>
-  kernel.call @conv_shift_float(%x, %v, %u) [1, 1, 1, 1, 2] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>
+  kernel.call @conv_shift_float(%x, %v, %u) [1, 1, 1, 1, 2, 1, 1] : memref<1x4x6x16xf32>, memref<4x2x3x3xf32>, memref<1x4x6x16xf32>
   func.return %y, %z, %u : memref<1x4x6x16xf32>, memref<1x4x6x16xf32>, memref<1x4x6x16xf32>
 }
