@@ -877,6 +877,11 @@ class MatmulOp(IRDLOperation):
         kernel.matmul %a, %b, %c epilogue ["mul:row" %s, "max:scalar" %zero]
             : memref<1x64x32xf32>, memref<1x32x784xf32>, memref<1x64x784xf32>,
               memref<64xf32>, memref<f32>
+
+    An `activation` (one of `ACTIVATIONS`, batch 1 only) follows the steps on
+    each element: `silu` is `x * (1 / (1 + exp(-x)))`, in that order, as the
+    nest it replaces computed it. It prints in the attribute dictionary,
+    `{activation = "silu"}`.
     """
 
     name = "kernel.matmul"
@@ -888,7 +893,10 @@ class MatmulOp(IRDLOperation):
     accumulate = opt_prop_def(UnitAttr)
     transpose_rhs = opt_prop_def(UnitAttr)
     epilogue = opt_prop_def(ArrayAttr[StringAttr])
+    activation = opt_prop_def(StringAttr)
 
+    ACTIVATIONS: ClassVar[tuple[str, ...]] = ("silu",)
+    """In the order of the C runtime's `RUNG_ACT_*` codes, after `RUNG_ACT_NONE`."""
     EPILOGUE_OPS: ClassVar[tuple[str, ...]] = (
         "add", "mul", "sub", "rsub", "div", "rdiv", "max", "rmax", "min", "rmin",
     )  # fmt: skip
@@ -905,6 +913,7 @@ class MatmulOp(IRDLOperation):
         accumulate: bool = False,
         transpose_rhs: bool = False,
         epilogue: Sequence[tuple[str, SSAValue]] = (),
+        activation: str | None = None,
     ) -> None:
         props: dict[str, Attribute] = {}
         if accumulate:
@@ -913,6 +922,8 @@ class MatmulOp(IRDLOperation):
             props["transpose_rhs"] = UnitAttr()
         if epilogue:
             props["epilogue"] = ArrayAttr([StringAttr(step) for step, _ in epilogue])
+        if activation is not None:
+            props["activation"] = StringAttr(activation)
         super().__init__(operands=[lhs, rhs, out, [v for _, v in epilogue]], properties=props)
 
     def steps(self) -> list[tuple[str, str]]:
@@ -925,7 +936,7 @@ class MatmulOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_list([self.lhs, self.rhs, self.out], printer.print_ssa_value)
         print_epilogue(printer, self.epilogue, self.epilogue_args)
-        flags = {k: v for k, v in self.properties.items() if k in ("accumulate", "transpose_rhs")}
+        flags = {k: v for k, v in self.properties.items() if k in MATMUL_FLAGS}
         if flags or self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict({**flags, **self.attributes})
@@ -954,10 +965,9 @@ class MatmulOp(IRDLOperation):
             accumulate="accumulate" in attrs,
             transpose_rhs="transpose_rhs" in attrs,
             epilogue=[(name, v) for (name, _), v in zip(steps, values[3:], strict=True)],
+            activation=_activation(parser, attrs),
         )
-        op.attributes.update(
-            {k: v for k, v in attrs.items() if k not in ("accumulate", "transpose_rhs")}
-        )
+        op.attributes.update({k: v for k, v in attrs.items() if k not in MATMUL_FLAGS})
         return op
 
     def verify_(self) -> None:
@@ -985,6 +995,34 @@ class MatmulOp(IRDLOperation):
     def _verify_epilogue(self, c: Sequence[int]) -> None:
         steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
         verify_epilogue(self, steps, list(self.epilogue_args), c)
+        verify_activation(self, self.activation, c)
+
+
+MATMUL_FLAGS = ("accumulate", "transpose_rhs", "activation")
+"""The properties `kernel.matmul` prints in its attribute dictionary."""
+
+
+def _activation(parser: Parser, attrs: dict[str, Attribute]) -> str | None:
+    """The `activation` of a parsed attribute dictionary, a string if there is one."""
+    value = attrs.get("activation")
+    if value is None:
+        return None
+    if not isinstance(value, StringAttr):
+        parser.raise_error("activation must be a string, one of " + ", ".join(MatmulOp.ACTIVATIONS))
+    return value.data
+
+
+def verify_activation(op: Operation, activation: StringAttr | None, product: Sequence[int]) -> None:
+    """An activation is one of `MatmulOp.ACTIVATIONS`, on a product of batch 1."""
+    if activation is None:
+        return
+    if activation.data not in MatmulOp.ACTIVATIONS:
+        raise VerifyException(
+            f"{op.name}: activation '{activation.data}' is not one of "
+            f"{', '.join(MatmulOp.ACTIVATIONS)}"
+        )
+    if product[0] != 1:
+        raise VerifyException(f"{op.name}: an activation needs a batch of 1")
 
 
 def verify_epilogue(
@@ -1060,6 +1098,8 @@ class CallOp(IRDLOperation):
 
         kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1]
             epilogue ["add:row" %bias, "max:scalar" %zero] : ...
+
+    and an `activation` after it, as `kernel.matmul` does (`{activation = "silu"}`).
     """
 
     name = "kernel.call"
@@ -1068,6 +1108,7 @@ class CallOp(IRDLOperation):
     buffers = var_operand_def(MemRefType)
     args = prop_def(DenseArrayBase)
     epilogue = opt_prop_def(ArrayAttr[StringAttr])
+    activation = opt_prop_def(StringAttr)
 
     EPILOGUE_OUT: ClassVar[dict[str, int]] = {
         "conv_shift_float": 2,
@@ -1093,10 +1134,13 @@ class CallOp(IRDLOperation):
         buffers: Sequence[SSAValue],
         args: Sequence[int] = (),
         epilogue: Sequence[tuple[str, SSAValue]] = (),
+        activation: str | None = None,
     ) -> None:
         props: dict[str, Attribute] = {"callee": StringAttr(callee), "args": ints(args)}
         if epilogue:
             props["epilogue"] = ArrayAttr([StringAttr(step) for step, _ in epilogue])
+        if activation is not None:
+            props["activation"] = StringAttr(activation)
         super().__init__(operands=[[*buffers, *(v for _, v in epilogue)]], properties=props)
 
     def steps(self) -> list[tuple[str, str]]:
@@ -1123,9 +1167,12 @@ class CallOp(IRDLOperation):
         printer.print_string(")")
         printer.print_string(" [" + ", ".join(map(str, ints_of(self.args))) + "]")
         print_epilogue(printer, self.epilogue, self.epilogue_args)
-        if self.attributes:
+        shown = dict(self.attributes)
+        if self.activation is not None:
+            shown = {"activation": self.activation, **shown}
+        if shown:
             printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
+            printer.print_attr_dict(shown)
         printer.print_string(" : ")
         printer.print_list([b.type for b in self.buffers], printer.print_attribute)
 
@@ -1149,8 +1196,9 @@ class CallOp(IRDLOperation):
             own,
             args,
             [(name, v) for (name, _), v in zip(steps, values[len(names) :], strict=True)],
+            _activation(parser, attrs),
         )
-        op.attributes.update(attrs)
+        op.attributes.update({k: v for k, v in attrs.items() if k != "activation"})
         return op
 
     def verify_(self) -> None:
@@ -1163,7 +1211,7 @@ class CallOp(IRDLOperation):
                     f"integer arguments, not {len(self.data_buffers)} and "
                     f"{len(ints_of(self.args))}"
                 )
-        if self.epilogue is None:
+        if self.epilogue is None and self.activation is None:
             return
         out = self.EPILOGUE_OUT.get(self.callee.data)
         if out is None:
@@ -1176,8 +1224,9 @@ class CallOp(IRDLOperation):
             raise VerifyException("kernel.call: an epilogue's output needs a batch and a row dim")
         rest = shape[2:]
         n = -1 if any(d < 0 for d in rest) else math.prod(rest)
-        steps = [s.data for s in self.epilogue.data]
+        steps = [s.data for s in self.epilogue.data] if self.epilogue is not None else []
         verify_epilogue(self, steps, list(self.epilogue_args), [shape[0], shape[1], n])
+        verify_activation(self, self.activation, [shape[0], shape[1], n])
 
 
 Kernel = Dialect(

@@ -24,6 +24,11 @@ output `[1, O, spatial…]` seen as the product `[1, O, points]`:
       kernel.store %r, %y[%zero, %i, %j]
     }
 
+The chain may end in SiLU, `x * (1 / (1 + exp(-x)))` as a Sigmoid then a Mul by
+its input lower: the product's `activation`, which the runtime applies to each
+stored tile while it is in L1 (EfficientNet-B0, one thread, 5% faster: its
+SiLU passes after each conv read and wrote the whole map).
+
 What it takes (else the nest stays):
 - the matmul (or call) has a batch of 1, static sizes, no epilogue yet, and
   writes a buffer of its block that nothing but the nest reads (through views);
@@ -51,7 +56,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -80,6 +86,7 @@ class Plan:
     matmul: kernel.MatmulOp | kernel.CallOp
     nest: kernel.LoopOp
     steps: list[tuple[str, SSAValue]]
+    activation: str | None
     product: kernel.AllocOp
     target: kernel.AllocOp
     hoisted: list[Operation]
@@ -173,14 +180,62 @@ def _available_before(v: SSAValue, op: Operation) -> bool:
     return False
 
 
+def _one(v: SSAValue) -> bool:
+    owner = v.owner
+    return (
+        isinstance(owner, arith.ConstantOp)
+        and isinstance(owner.value, FloatAttr)
+        and owner.value.value.data == 1.0
+    )
+
+
+def _sole_user(v: SSAValue, block: Block) -> Operation | None:
+    uses = list(v.uses)
+    if len(uses) != 1 or uses[0].operation.parent is not block:
+        return None
+    return uses[0].operation
+
+
+def _silu(x: SSAValue, block: Block) -> SSAValue | None:
+    """`x * (1 / (1 + exp(-x)))` in `block`, as a Sigmoid then a Mul by x lower (either
+    operand order of the add and the multiply), its value; else None."""
+    users = [use.operation for use in x.uses]
+    if len(users) != 2 or any(u.parent is not block for u in users):
+        return None
+    neg = next((u for u in users if isinstance(u, arith.NegfOp)), None)
+    mul = next((u for u in users if isinstance(u, arith.MulfOp)), None)
+    if neg is None or mul is None:
+        return None
+    exp = _sole_user(neg.result, block)
+    if not isinstance(exp, mathd.ExpOp):
+        return None
+    add = _sole_user(exp.result, block)
+    if not isinstance(add, arith.AddfOp) or not any(_one(v) for v in add.operands):
+        return None
+    div = _sole_user(add.result, block)
+    if not isinstance(div, arith.DivfOp) or not _one(div.lhs) or div.rhs is not add.result:
+        return None
+    if _sole_user(div.result, block) is not mul or set(mul.operands) != {x, div.result}:
+        return None
+    return mul.result
+
+
+ACTIVATION_OPS = {"silu": 5}
+"""Each activation `_chain` recognizes, and the ops (constants aside) it replaces."""
+
+
 def _chain(
     nest: kernel.LoopOp, start: SSAValue, bounds: list[int], split: int | None
-) -> tuple[list[tuple[str, SSAValue]], kernel.StoreOp] | None:
-    """The steps from the product's value `start` to the nest's store, or None."""
+) -> tuple[list[tuple[str, SSAValue]], str | None, kernel.StoreOp] | None:
+    """The steps from the product's value `start` to the nest's store, and the activation
+    that ends them, if any; or None."""
     steps: list[tuple[str, SSAValue]] = []
     value = start
     ivs = list(nest.ivs)
+    activation = None
     while True:
+        if activation is None and (silu := _silu(value, nest.body.block)) is not None:
+            value, activation = silu, "silu"
         uses = list(value.uses)
         if len(uses) != 1:
             return None
@@ -188,7 +243,9 @@ def _chain(
         if isinstance(user, kernel.StoreOp):
             if user.value is not value or not _indexed_by(user.buffer, user.indices, ivs, bounds):
                 return None
-            return steps, user
+            return steps, activation, user
+        if activation is not None:
+            return None  # the activation comes last
         names = STEP_OPS.get(type(user))
         if names is None or user.parent is not nest.body.block:
             return None
@@ -226,7 +283,7 @@ Producer = kernel.MatmulOp | kernel.CallOp
 def _product(op: Producer) -> tuple[int, int, int] | None:
     """The product's output operand index, M and N, when `op` may take an epilogue (batch 1,
     static sizes, none yet)."""
-    if op.epilogue is not None:
+    if op.epilogue is not None or op.activation is not None:
         return None
     if isinstance(op, kernel.MatmulOp):
         index, out = 2, _shape(op.out)
@@ -284,15 +341,16 @@ def plan(mm: Producer) -> Plan | None:
     found = _chain(nest, load.result, bounds, _split(bounds, m))
     if found is None:
         return None
-    steps, store = found
-    if not steps or len(steps) > kernel.MatmulOp.EPILOGUE_STEPS:
+    steps, activation, store = found
+    if not (steps or activation) or len(steps) > kernel.MatmulOp.EPILOGUE_STEPS:
         return None
-    # The nest holds only the product's load, the operands' loads, the steps and the store
-    # (and index constants).
+    # The nest holds only the product's load, the operands' loads, the steps, the
+    # activation's ops and the store (and constants).
     body = [
         op for op in nest.body.block.ops if not isinstance(op, kernel.YieldOp | arith.ConstantOp)
     ]
-    if len(body) != 2 + 2 * len(steps) or store is not body[-1]:
+    extra = ACTIVATION_OPS[activation] if activation else 0
+    if len(body) != 2 + 2 * len(steps) + extra or store is not body[-1]:
         return None
     target = root(store.buffer)
     talloc = target.owner
@@ -309,7 +367,7 @@ def plan(mm: Producer) -> Plan | None:
         return None
     if not _legal(mm, nest, product, target, {root(v) for v in operands}, alloc):
         return None
-    return Plan(mm, nest, steps, alloc, talloc, hoisted)
+    return Plan(mm, nest, steps, activation, alloc, talloc, hoisted)
 
 
 HOISTABLE = (kernel.ConstantOp, kernel.ViewOp)
@@ -383,10 +441,15 @@ class FuseMatmulEpilogue(RewritePattern):
                 accumulate=op.accumulate is not None,
                 transpose_rhs=op.transpose_rhs is not None,
                 epilogue=p.steps,
+                activation=p.activation,
             )
         else:
             fused = kernel.CallOp(
-                op.callee.data, op.data_buffers, kernel.ints_of(op.args), epilogue=p.steps
+                op.callee.data,
+                op.data_buffers,
+                kernel.ints_of(op.args),
+                epilogue=p.steps,
+                activation=p.activation,
             )
         fused.attributes.update(op.attributes)
         for moved in p.hoisted:

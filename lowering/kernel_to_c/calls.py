@@ -52,15 +52,17 @@ def matmul(e: Emitter, op: kernel.MatmulOp) -> None:
 
 
 def _epilogue(e: Emitter, op: kernel.MatmulOp | kernel.CallOp) -> str:
-    """The op's epilogue as a pointer to a `rung_gemm_epilogue` compound literal, or ""."""
+    """The op's epilogue, and its activation, as a pointer to a `rung_gemm_epilogue`
+    compound literal, or ""."""
     steps = op.steps()
-    if not steps:
+    if not steps and op.activation is None:
         return ""
     parts = []
     for (name, index), v in zip(steps, op.epilogue_args, strict=True):
         code = f"RUNG_EP_{name.upper()}, RUNG_EP_{index.upper()}"
         parts.append(f"{{{code}, (const float *){e.buffer(v).ptr}}}")
-    return f"&(const rung_gemm_epilogue){{{len(parts)}, {{{', '.join(parts)}}}}}"
+    act = f", RUNG_ACT_{op.activation.data.upper()}" if op.activation is not None else ""
+    return f"&(const rung_gemm_epilogue){{{len(parts)}, {{{', '.join(parts) or '{0}'}}}{act}}}"
 
 
 GEMM_MIN_FLOPS = 1 << 20

@@ -107,6 +107,8 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
 enum { RUNG_EP_ADD, RUNG_EP_MUL, RUNG_EP_SUB, RUNG_EP_RSUB, RUNG_EP_DIV, RUNG_EP_RDIV,
        RUNG_EP_MAX, RUNG_EP_RMAX, RUNG_EP_MIN, RUNG_EP_RMIN };
 enum { RUNG_EP_SCALAR, RUNG_EP_ROW, RUNG_EP_COL, RUNG_EP_FULL };
+/* An activation after the steps, x = f(x): SiLU is x * (1 / (1 + exp(-x))), in that order. */
+enum { RUNG_ACT_NONE, RUNG_ACT_SILU };
 #define RUNG_EP_STEPS 8
 typedef struct {
   int op, index;
@@ -115,7 +117,12 @@ typedef struct {
 typedef struct {
   int count;
   rung_gemm_step step[RUNG_EP_STEPS];
+  int act; /* RUNG_ACT_*, after the steps */
 } rung_gemm_epilogue;
+/* Whether an epilogue does anything. */
+static inline RUNG_UNUSED int rung_ep_any(const rung_gemm_epilogue *ep) {
+  return ep && (ep->count > 0 || ep->act != RUNG_ACT_NONE);
+}
 /* rung_matmul_float[_bt|_packed] (packed may be 0) with an epilogue on its one product
  * (batch 1); ep may be 0. */
 RUNG_API void rung_matmul_float_ep(const float *a, const float *b, const float *packed, float *c,
@@ -196,6 +203,32 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
  * so the rounding, is that of the ops it replaces, one at a time (no multiply-add is
  * contracted across steps). `ldc` is C's row stride, also that of a FULL operand; r0 and
  * c0 are the tile's row and column in all of C. */
+/* The activation on n floats at x: one vectorized pass over a tile's row, in L1. The ops
+ * are those of the nest it replaces, in its order, so the results are the same. Bound by
+ * its arithmetic (the division, the exponential's polynomial), it takes whole AVX-512
+ * vectors, which gcc would not choose here: at 8 lanes, SiLU after a 96 x 16 x 12544
+ * product cost more than its own pass over memory. */
+#if defined(__GNUC__) /* the pragma is the compiler's only with -fopenmp(-simd) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#endif
+static inline void rung_gemm_act_run(int act, float *x, int64_t n) {
+  if (act == RUNG_ACT_SILU) {
+#if RUNG_VW == 16
+#pragma omp simd simdlen(16)
+#else
+#pragma omp simd
+#endif
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = x[j];
+      x[j] = v * (1.0f / (1.0f + rung_expf(-v)));
+    }
+  }
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 static void rung_gemm_ep_tile(const rung_gemm_epilogue *ep, float *c, int64_t ldc, int64_t r0,
                               int64_t c0, int64_t rows, int64_t cols) {
   for (int s = 0; s < ep->count; ++s) {
@@ -234,11 +267,13 @@ static void rung_gemm_ep_tile(const rung_gemm_epilogue *ep, float *c, int64_t ld
 #undef RUNG_EP_LOOP
     }
   }
+  if (ep->act != RUNG_ACT_NONE)
+    for (int64_t r = 0; r < rows; ++r) rung_gemm_act_run(ep->act, c + r * ldc, cols);
 }
 
 RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, int64_t m,
                                        int64_t n) {
-  if (ep && ep->count > 0 && m > 0 && n > 0) rung_gemm_ep_tile(ep, c, n, 0, 0, m, n);
+  if (rung_ep_any(ep) && m > 0 && n > 0) rung_gemm_ep_tile(ep, c, n, 0, 0, m, n);
 }
 
 /* ---- tiles ------------------------------------------------------------------------------- */
@@ -338,6 +373,13 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
           *out = acc[r][v];                                                                     \
       }                                                                                         \
     }                                                                                           \
+    if (ep && ep->act != RUNG_ACT_NONE) /* on the stored tile, in L1 */                         \
+      for (int r = 0; r < RUNG_MR; ++r) {                                                       \
+        if (CSTEP == lanes)                                                                     \
+          rung_gemm_act_run(ep->act, c + r * ldc, NV * lanes);                                  \
+        else                                                                                    \
+          for (int v = 0; v < NV; ++v) rung_gemm_act_run(ep->act, c + r * ldc + v * CSTEP, lanes); \
+      }                                                                                         \
   }
 #else
 #define RUNG_GEMM_TILE(NAME, VT, NV, AEL, BROW, BSTEP, CSTEP, OFF)                              \
@@ -640,7 +682,7 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
   }
   /* Whole panels are read in place when few row panels share them; else packed. The last
    * nc % VW columns, when fewer than half a vector, take the dot-product tile. */
-  const int last = g->ep && g->ep->count > 0 && pc + kc == g->k; /* C's tiles are final */
+  const int last = rung_ep_any(g->ep) && pc + kc == g->k; /* C's tiles are final */
   const int direct = !packed && !tb && m <= RUNG_DIRECT_B;
   const int64_t tail = !packed && nc % RUNG_VW <= RUNG_VW / 2 ? nc % RUNG_VW : 0;
   const int64_t nv = nc - tail;
@@ -698,7 +740,7 @@ static void rung_gemm_block(const rung_gemm_problem *g, int64_t pc, int64_t kc, 
  * zero-padded block first. */
 static void rung_gemm_2d(const rung_gemm_problem *g, int accumulate, float *scratch) {
   const int64_t m = g->m, n = g->n, k = g->k;
-  const int ep = g->ep && g->ep->count > 0;
+  const int ep = rung_ep_any(g->ep);
   if (m <= 4 && !g->tb && !rung_gemm_narrow(m, n, k)) {
     rung_gemm_few_rows(g->a, g->lda, g->b, g->ldb, g->c, g->ldc, m, n, k, accumulate);
     if (ep) rung_gemm_ep_tile(g->ep, g->c, g->ldc, g->row0, g->col0, m, n);
@@ -858,7 +900,7 @@ static void rung_gemm_share(const float *a, const float *b, float *c, int64_t ba
         rung_gemm_dot_form(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
       else
         rung_gemm_few_rows(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, ms, ns, k, accumulate);
-      if (ep && ep->count > 0) rung_gemm_ep_tile(ep, g.c, g.ldc, r0, c0, ms, ns);
+      if (rung_ep_any(ep)) rung_gemm_ep_tile(ep, g.c, g.ldc, r0, c0, ms, ns);
     } else {
       rung_gemm_2d(&g, accumulate, scratch);
     }
@@ -1367,7 +1409,7 @@ RUNG_API void rung_depthwise_float(const rung_tensor *t, const int64_t *args,
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
   const int64_t mult = c > 0 ? oc / c : 1; /* output channels per input channel */
-  if (ep && ep->count <= 0) ep = 0;
+  if (!rung_ep_any(ep)) ep = 0;
   if (taps <= 0 || c <= 0) {
     for (int64_t i = 0; i < n * oc * oh * ow; ++i) dst[i] = 0.0f;
     for (int64_t img = 0; ep && img < n; ++img)
@@ -1486,7 +1528,7 @@ RUNG_API void rung_conv_rows_float(const rung_tensor *t, const int64_t *args,
   if (n <= 0 || o <= 0 || e <= 0) return;
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
-  if (ep && ep->count <= 0) ep = 0;
+  if (!rung_ep_any(ep)) ep = 0;
   if (ck <= 0) {
     for (int64_t i = 0; i < n * o * e; ++i) dst[i] = 0.0f;
     for (int64_t img = 0; ep && img < n; ++img) rung_gemm_ep_tile(ep, dst + img * o * e, e, 0, 0, o, e);
@@ -1725,7 +1767,7 @@ RUNG_API void rung_conv_shift_packed_float(const rung_tensor *t, const int64_t *
   const int64_t sh = args[5] > 0 ? args[5] : 1, sw = args[6] > 0 ? args[6] : 1;
   const int64_t og = o / groups, cg = c / groups, ck = cg * kh * kw, e = oh * ow;
   if (n <= 0 || o <= 0 || e <= 0) return;
-  if (ep && ep->count <= 0) ep = 0;
+  if (!rung_ep_any(ep)) ep = 0;
   const float *src = (const float *)x->data, *wts = (const float *)w->data;
   float *dst = (float *)out->data;
   /* Per channel, SH * SW phase planes of HP x WP; a channel's share of P is `plane`. */

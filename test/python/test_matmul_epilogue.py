@@ -222,3 +222,145 @@ def test_results_match_onnxruntime(build, threads: int) -> None:  # type: ignore
     options.intra_op_num_threads = threads
     got = InferenceSession(model, sess_options=options).run(None, feeds)[0]
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def _silu(x: str, y: str, flip: bool = False) -> list[onnx.NodeProto]:
+    """SiLU as exporters write it: Sigmoid, then a Mul by its input (either side)."""
+    s = f"{x}_sigmoid"
+    mul = [s, x] if flip else [x, s]
+    return [helper.make_node("Sigmoid", [x], [s]), helper.make_node("Mul", mul, [y])]
+
+
+def conv_bias_silu() -> onnx.ModelProto:
+    """A 1x1 conv (the GEMM) with its bias, then SiLU, on 13 x 11 points: edge tiles."""
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"]), *_silu("c", "y")]
+    inits = {"w": _w(20, 16, 1, 1), "b": RNG.standard_normal(20)}
+    return _model("conv_bias_silu", nodes, [1, 16, 13, 11], [1, 20, 13, 11], inits)
+
+
+def shifted_conv_silu() -> onnx.ModelProto:
+    """A 3x3 conv by shifted rows (a 30-wide flat run), SiLU with the Mul's sides swapped."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        *_silu("c", "y", flip=True),
+    ]
+    inits = {"w": _w(12, 8, 3, 3), "b": RNG.standard_normal(12)}
+    return _model("shifted_conv_silu", nodes, [1, 8, 10, 30], [1, 12, 10, 30], inits)
+
+
+def shifted_rows_silu() -> onnx.ModelProto:
+    """A 3x3 conv on 32-wide rows (tiles across row ends) with no bias: SiLU alone."""
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), *_silu("c", "y")]
+    return _model("shifted_rows_silu", nodes, [1, 6, 7, 32], [1, 9, 7, 32], {"w": _w(9, 6, 3, 3)})
+
+
+def depthwise_silu() -> onnx.ModelProto:
+    """A depthwise conv with its bias, then SiLU, per channel plane."""
+    c = 10
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], group=c, pads=[2, 2, 2, 2]),
+        *_silu("c", "y"),
+    ]
+    inits = {"w": _w(c, 1, 5, 5), "b": RNG.standard_normal(c)}
+    return _model("depthwise_silu", nodes, [1, c, 14, 9], [1, c, 14, 9], inits)
+
+
+def linear_silu() -> onnx.ModelProto:
+    """A Linear layer without bias: the product, then SiLU, no step before it."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"]), *_silu("p", "y")]
+    return _model("linear_silu", nodes, [1, 50, 64], [1, 50, 37], {"w": _w(64, 37)})
+
+
+def gemm_silu_thin() -> onnx.ModelProto:
+    """Gemm with transB on 3 rows (the thin product, its epilogue applied after), SiLU."""
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["g"], transB=1), *_silu("g", "y")]
+    inits = {"w": _w(300, 128), "b": RNG.standard_normal(300)}
+    return _model("gemm_silu_thin", nodes, [3, 128], [3, 300], inits)
+
+
+def row_block_conv_silu() -> onnx.ModelProto:
+    """A stride-2 conv by blocks of output rows, its bias, then SiLU."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        *_silu("c", "y"),
+    ]
+    inits = {"w": _w(8, 16, 3, 3), "b": RNG.standard_normal(8)}
+    return _model("row_blocks_silu", nodes, [1, 16, 200, 200], [1, 8, 100, 100], inits)
+
+
+SILU_MODELS = [
+    conv_bias_silu,
+    shifted_conv_silu,
+    shifted_rows_silu,
+    depthwise_silu,
+    linear_silu,
+    gemm_silu_thin,
+    row_block_conv_silu,
+]
+
+
+def silu_then_scale() -> onnx.ModelProto:
+    """SiLU that is not the chain's last op (a per-channel scale follows): no activation,
+    the nest stays."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+        *_silu("c", "a"),
+        helper.make_node("Mul", ["a", "s"], ["y"]),
+    ]
+    inits = {
+        "w": _w(20, 16, 1, 1),
+        "b": RNG.standard_normal(20),
+        "s": RNG.standard_normal((20, 1, 1)),
+    }
+    return _model("silu_then_scale", nodes, [1, 16, 13, 11], [1, 20, 13, 11], inits)
+
+
+@pytest.mark.parametrize("build", SILU_MODELS, ids=[m.__name__ for m in SILU_MODELS])
+def test_silu_is_the_product_s_activation(build) -> None:  # type: ignore[no-untyped-def]
+    """Sigmoid then Mul by the same value becomes the product's `silu` activation, after
+    its steps: no nest is left, and the C passes RUNG_ACT_SILU."""
+    module = lower(load_module(build()), "kernel")
+    assert not [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
+    (product,) = [
+        op
+        for op in module.walk()
+        if isinstance(op, kernel.MatmulOp)
+        or (isinstance(op, kernel.CallOp) and op.callee.data in kernel.CallOp.EPILOGUE_OUT)
+    ]
+    assert product.activation is not None and product.activation.data == "silu"
+    assert "RUNG_ACT_SILU}" in generate_c(module, "model").source
+
+
+def test_silu_before_another_op_stays_a_nest() -> None:
+    module = lower(load_module(silu_then_scale()), "kernel")
+    assert [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
+    assert all(
+        op.activation is None
+        for op in module.walk()
+        if isinstance(op, kernel.MatmulOp | kernel.CallOp)
+    )
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "build",
+    [*SILU_MODELS, silu_then_scale],
+    ids=[m.__name__ for m in [*SILU_MODELS, silu_then_scale]],
+)
+def test_silu_matches_onnxruntime(build, threads: int) -> None:  # type: ignore[no-untyped-def]
+    """Including inputs whose exponentials overflow and underflow (x = -100 gives -0, x =
+    100 gives 100)."""
+    model = build()
+    rng = np.random.default_rng(5)
+    feeds = {}
+    for i in model.graph.input:
+        shape = [d.dim_value for d in i.type.tensor_type.shape.dim]
+        x = (4 * rng.standard_normal(shape)).astype(np.float32)
+        x.reshape(-1)[:4] = [-100.0, 100.0, 0.0, -0.0]
+        feeds[i.name] = x
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    expected = want.run(None, feeds)[0]
+    options = SessionOptions()
+    options.intra_op_num_threads = threads
+    got = InferenceSession(model, sess_options=options).run(None, feeds)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

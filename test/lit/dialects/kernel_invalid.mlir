@@ -29,6 +29,12 @@
 // CHECK:     kernel.call: epilogue buffers must be f32
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.call: @conv_shift_float takes 3 buffers and 7 integer arguments, not 3 and 5
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.matmul: activation 'gelu' is not one of silu
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.matmul: an activation needs a batch of 1
+// CHECK:     {{^}}// {{-----}}
+// CHECK:     kernel.call: @external takes no epilogue
 // CHECK-NOT: Traceback
 
 func.func @load_rank(%x: memref<2x3xf32>) -> f32 {
@@ -133,3 +139,25 @@ func.func @call_arity(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memr
   kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1] : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>
   func.return
 }
+
+// -----
+
+func.func @activation_unknown(%a: memref<1x2x3xf32>, %b: memref<1x3x5xf32>, %c: memref<1x2x5xf32>) {
+  kernel.matmul %a, %b, %c {activation = "gelu"} : memref<1x2x3xf32>, memref<1x3x5xf32>, memref<1x2x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @activation_batch(%a: memref<2x2x3xf32>, %b: memref<2x3x5xf32>, %c: memref<2x2x5xf32>) {
+  kernel.matmul %a, %b, %c {activation = "silu"} : memref<2x2x3xf32>, memref<2x3x5xf32>, memref<2x2x5xf32>
+  func.return
+}
+
+// -----
+
+func.func @activation_callee(%x: memref<4xf32>) {
+  kernel.call @external(%x, %x) [0] {activation = "silu"} : memref<4xf32>, memref<4xf32>
+  func.return
+}
+

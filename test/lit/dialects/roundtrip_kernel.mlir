@@ -21,6 +21,8 @@
 // CHECK:      kernel.matmul %m, %m, %m {accumulate} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>
 // CHECK:      kernel.matmul %m, %m, %m epilogue ["mul:row" %b2, "max:scalar" %s0] : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>, memref<f32>
 // CHECK:      kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
+// CHECK:      kernel.matmul %m, %m, %m epilogue ["add:row" %b2] {accumulate, activation = "silu", tag} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>
+// CHECK:      kernel.call @depthwise_float(%ci, %dww, %dwo) [1, 1, 1, 1, 1, 1] {activation = "silu"} : memref<1x3x4x4xf32>, memref<3x1x3x3xf32>, memref<1x3x4x4xf32>
 // CHECK-NEXT: kernel.dealloc %y : memref<?x64xf32>
 
 func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
@@ -56,6 +58,10 @@ func.func @f(%x: memref<?x64xf32>) -> memref<?x64xf32> {
   %co = kernel.alloc() : memref<1x2x4x4xf32>
   %cf = kernel.alloc() : memref<1x2x16xf32>
   kernel.call @conv_shift_float(%ci, %cw, %co) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b2, "rmin:full" %cf] {tag} : memref<1x3x4x4xf32>, memref<2x3x3x3xf32>, memref<1x2x4x4xf32>, memref<2xf32>, memref<1x2x16xf32>
+  kernel.matmul %m, %m, %m epilogue ["add:row" %b2] {tag, activation = "silu", accumulate} : memref<1x2x2xf32>, memref<1x2x2xf32>, memref<1x2x2xf32>, memref<2xf32>
+  %dww = kernel.alloc() : memref<3x1x3x3xf32>
+  %dwo = kernel.alloc() : memref<1x3x4x4xf32>
+  kernel.call @depthwise_float(%ci, %dww, %dwo) [1, 1, 1, 1, 1, 1] {activation = "silu"} : memref<1x3x4x4xf32>, memref<3x1x3x3xf32>, memref<1x3x4x4xf32>
   kernel.dealloc %y : memref<?x64xf32>
   return %y : memref<?x64xf32>
 }

@@ -196,3 +196,96 @@ func.func @other_call(%x: memref<1x1x2x2xf32>, %z: memref<f32>) -> memref<1x1x1x
   }
   func.return %out : memref<1x1x1x1x2x2xf32>
 }
+
+// SiLU, x * (1 / (1 + exp(-x))) as Sigmoid then Mul lower, ends the chain as the
+// product's activation, after the bias step; the depthwise conv's nest multiplies
+// with the sigmoid on the left and adds the one on the right.
+// CHECK-LABEL: func.func @conv_bias_silu
+// CHECK:         kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] epilogue ["add:row" %b] {activation = "silu"} : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>, memref<8xf32>
+// CHECK-NOT:     kernel.loop
+// CHECK:         func.return %y
+func.func @conv_bias_silu(%x: memref<1x4x16x16xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8xf32>) -> memref<1x8x16x16xf32> {
+  %y = kernel.alloc() : memref<1x8x16x16xf32>
+  kernel.call @conv_shift_float(%x, %w, %y) [1, 1, 1, 1, 1, 1, 1] : memref<1x4x16x16xf32>, memref<8x4x3x3xf32>, memref<1x8x16x16xf32>
+  %out = kernel.alloc() : memref<1x8x16x16xf32>
+  kernel.loop (%n, %c, %h, %v) in (1, 8, 16, 16) [parallel, parallel, parallel, parallel] {
+    %p = kernel.load %y[%n, %c, %h, %v] : memref<1x8x16x16xf32>
+    %bv = kernel.load %b[%c] : memref<8xf32>
+    %s = arith.addf %p, %bv : f32
+    %ng = arith.negf %s : f32
+    %e = math.exp %ng : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %d = arith.addf %e, %one : f32
+    %r = arith.divf %one, %d : f32
+    %m = arith.mulf %r, %s : f32
+    kernel.store %m, %out[%n, %c, %h, %v] : memref<1x8x16x16xf32>
+    kernel.yield
+  }
+  func.return %out : memref<1x8x16x16xf32>
+}
+
+// SiLU straight after the product: an activation with no step.
+// CHECK-LABEL: func.func @matmul_silu
+// CHECK:         kernel.matmul %a, %b, %c {activation = "silu"} : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK-NOT:     kernel.loop
+func.func @matmul_silu(%a: memref<1x4x3xf32>, %b: memref<1x3x6xf32>) -> memref<1x4x6xf32> {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %ng = arith.negf %v : f32
+    %e = math.exp %ng : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %one, %d : f32
+    %m = arith.mulf %v, %r : f32
+    kernel.store %m, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x4x6xf32>
+}
+
+// Not SiLU, so the nest stays: 2 / (1 + exp(-x)), and SiLU followed by a step (the
+// activation must come last).
+// CHECK-LABEL: func.func @not_silu
+// CHECK:         kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK:         kernel.loop
+// CHECK:         kernel.matmul %a, %b, %c2 : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK:         kernel.loop
+func.func @not_silu(%a: memref<1x4x3xf32>, %b: memref<1x3x6xf32>, %s: memref<4xf32>) -> (memref<1x4x6xf32>, memref<1x4x6xf32>) {
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %ng = arith.negf %v : f32
+    %e = math.exp %ng : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %two = arith.constant 2.000000e+00 : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %two, %d : f32
+    %m = arith.mulf %v, %r : f32
+    kernel.store %m, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  %c2 = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c2 : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y2 = kernel.alloc() : memref<1x4x6xf32>
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c2[%zero, %i, %j] : memref<1x4x6xf32>
+    %ng = arith.negf %v : f32
+    %e = math.exp %ng : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %one, %d : f32
+    %m = arith.mulf %v, %r : f32
+    %sv = kernel.load %s[%i] : memref<4xf32>
+    %q = arith.mulf %m, %sv : f32
+    kernel.store %q, %y2[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y, %y2 : memref<1x4x6xf32>, memref<1x4x6xf32>
+}
