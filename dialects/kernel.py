@@ -879,9 +879,10 @@ class MatmulOp(IRDLOperation):
               memref<64xf32>, memref<f32>
 
     An `activation` (one of `ACTIVATIONS`, batch 1 only) follows the steps on
-    each element: `silu` is `x * (1 / (1 + exp(-x)))`, in that order, as the
-    nest it replaces computed it. It prints in the attribute dictionary,
-    `{activation = "silu"}`.
+    each element, in the order of operations of the nest it replaces: `silu` is
+    `x * (1 / (1 + exp(-x)))`, `gelu` `x * (erf(x / sqrt(2)) + 1) * 0.5` (sqrt(2)
+    as a float), `hardswish` `x * max(min(x * (1/6) + 0.5, 1), 0)` (NaN-propagating
+    min and max). It prints in the attribute dictionary, `{activation = "silu"}`.
     """
 
     name = "kernel.matmul"
@@ -895,7 +896,7 @@ class MatmulOp(IRDLOperation):
     epilogue = opt_prop_def(ArrayAttr[StringAttr])
     activation = opt_prop_def(StringAttr)
 
-    ACTIVATIONS: ClassVar[tuple[str, ...]] = ("silu",)
+    ACTIVATIONS: ClassVar[tuple[str, ...]] = ("silu", "gelu", "hardswish")
     """In the order of the C runtime's `RUNG_ACT_*` codes, after `RUNG_ACT_NONE`."""
     EPILOGUE_OPS: ClassVar[tuple[str, ...]] = (
         "add", "mul", "sub", "rsub", "div", "rdiv", "max", "rmax", "min", "rmin",

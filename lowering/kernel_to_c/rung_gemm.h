@@ -107,8 +107,10 @@ RUNG_API void rung_matmul_float_thin(const float *a, const float *b, const float
 enum { RUNG_EP_ADD, RUNG_EP_MUL, RUNG_EP_SUB, RUNG_EP_RSUB, RUNG_EP_DIV, RUNG_EP_RDIV,
        RUNG_EP_MAX, RUNG_EP_RMAX, RUNG_EP_MIN, RUNG_EP_RMIN };
 enum { RUNG_EP_SCALAR, RUNG_EP_ROW, RUNG_EP_COL, RUNG_EP_FULL };
-/* An activation after the steps, x = f(x): SiLU is x * (1 / (1 + exp(-x))), in that order. */
-enum { RUNG_ACT_NONE, RUNG_ACT_SILU };
+/* An activation after the steps, x = f(x), in this order of operations: SiLU
+ * x * (1 / (1 + exp(-x))); GELU x * (erf(x / sqrt(2)) + 1) * 0.5; HardSwish
+ * x * max(min(x * (1/6) + 0.5, 1), 0). */
+enum { RUNG_ACT_NONE, RUNG_ACT_SILU, RUNG_ACT_GELU, RUNG_ACT_HARDSWISH };
 #define RUNG_EP_STEPS 8
 typedef struct {
   int op, index;
@@ -212,19 +214,29 @@ static void rung_gemm_pack_b(const float *b, int64_t ldb, int64_t kc, int64_t nc
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #endif
-static inline void rung_gemm_act_run(int act, float *x, int64_t n) {
-  if (act == RUNG_ACT_SILU) {
 #if RUNG_VW == 16
-#pragma omp simd simdlen(16)
+#define RUNG_ACT_LOOP(EXPR)                                                                     \
+  _Pragma("omp simd simdlen(16)") for (int64_t j = 0; j < n; ++j) {                             \
+    const float v = x[j];                                                                       \
+    x[j] = (EXPR);                                                                              \
+  }
 #else
-#pragma omp simd
+#define RUNG_ACT_LOOP(EXPR)                                                                     \
+  _Pragma("omp simd") for (int64_t j = 0; j < n; ++j) {                                         \
+    const float v = x[j];                                                                       \
+    x[j] = (EXPR);                                                                              \
+  }
 #endif
-    for (int64_t j = 0; j < n; ++j) {
-      const float v = x[j];
-      x[j] = v * (1.0f / (1.0f + rung_expf(-v)));
-    }
+static inline void rung_gemm_act_run(int act, float *x, int64_t n) {
+  switch (act) {
+  case RUNG_ACT_SILU: RUNG_ACT_LOOP(v * (1.0f / (1.0f + rung_expf(-v)))) break;
+  case RUNG_ACT_GELU: RUNG_ACT_LOOP(v * (rung_erff(v / 1.41421354f) + 1.0f) * 0.5f) break;
+  case RUNG_ACT_HARDSWISH:
+    RUNG_ACT_LOOP(v * rung_maximumf(rung_minimumf(v * 0.166666672f + 0.5f, 1.0f), 0.0f)) break;
+  default: break;
   }
 }
+#undef RUNG_ACT_LOOP
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif

@@ -288,6 +288,68 @@ def row_block_conv_silu() -> onnx.ModelProto:
     return _model("row_blocks_silu", nodes, [1, 16, 200, 200], [1, 8, 100, 100], inits)
 
 
+def _gelu(x: str, y: str) -> tuple[list[onnx.NodeProto], dict[str, np.ndarray]]:
+    """GELU as torch exports it: x * (erf(x / sqrt(2)) + 1) * 0.5."""
+    nodes = [
+        helper.make_node("Div", [x, "sqrt2"], ["gd"]),
+        helper.make_node("Erf", ["gd"], ["ge"]),
+        helper.make_node("Add", ["ge", "gone"], ["ga"]),
+        helper.make_node("Mul", [x, "ga"], ["gm"]),
+        helper.make_node("Mul", ["gm", "ghalf"], [y]),
+    ]
+    consts = {"sqrt2": np.array(np.sqrt(2.0)), "gone": np.array(1.0), "ghalf": np.array(0.5)}
+    return nodes, consts
+
+
+def linear_bias_gelu() -> onnx.ModelProto:
+    """A Linear layer's bias (per column), then GELU: a transformer's MLP."""
+    gelu, consts = _gelu("q", "y")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["p"]),
+        helper.make_node("Add", ["p", "b"], ["q"]),
+    ]
+    inits = {"w": _w(64, 100), "b": RNG.standard_normal(100), **consts}
+    return _model("linear_bias_gelu", [*nodes, *gelu], [1, 50, 64], [1, 50, 100], inits)
+
+
+def conv_hardswish() -> onnx.ModelProto:
+    """A 1x1 conv with its bias, then HardSwish: MobileNetV3's expansions."""
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"]),
+        helper.make_node("HardSwish", ["c"], ["y"]),
+    ]
+    inits = {"w": _w(20, 16, 1, 1), "b": RNG.standard_normal(20)}
+    return _model("conv_hardswish", nodes, [1, 16, 13, 11], [1, 20, 13, 11], inits)
+
+
+def depthwise_hardswish() -> onnx.ModelProto:
+    """A stride-2 depthwise conv with its bias, then HardSwish."""
+    c = 10
+    nodes = [
+        helper.make_node(
+            "Conv", ["x", "w", "b"], ["c"], group=c, pads=[1, 1, 1, 1], strides=[2, 2]
+        ),
+        helper.make_node("HardSwish", ["c"], ["y"]),
+    ]
+    inits = {"w": _w(c, 1, 3, 3), "b": RNG.standard_normal(c)}
+    return _model("depthwise_hardswish", nodes, [1, c, 15, 17], [1, c, 8, 9], inits)
+
+
+def linear_gelu_other_constant() -> onnx.ModelProto:
+    """A GELU-shaped chain with 1.5 where sqrt(2) belongs: not GELU, the nest stays."""
+    gelu, consts = _gelu("p", "y")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["p"])]
+    inits = {"w": _w(64, 37), **consts, "sqrt2": np.array(1.5)}
+    return _model("linear_gelu_other_constant", [*nodes, *gelu], [1, 50, 64], [1, 50, 37], inits)
+
+
+ACTIVATION_MODELS = {
+    linear_bias_gelu: "gelu",
+    conv_hardswish: "hardswish",
+    depthwise_hardswish: "hardswish",
+}
+
+
 SILU_MODELS = [
     conv_bias_silu,
     shifted_conv_silu,
@@ -315,10 +377,15 @@ def silu_then_scale() -> onnx.ModelProto:
     return _model("silu_then_scale", nodes, [1, 16, 13, 11], [1, 20, 13, 11], inits)
 
 
-@pytest.mark.parametrize("build", SILU_MODELS, ids=[m.__name__ for m in SILU_MODELS])
-def test_silu_is_the_product_s_activation(build) -> None:  # type: ignore[no-untyped-def]
-    """Sigmoid then Mul by the same value becomes the product's `silu` activation, after
-    its steps: no nest is left, and the C passes RUNG_ACT_SILU."""
+ALL_ACTIVATIONS = {**{m: "silu" for m in SILU_MODELS}, **ACTIVATION_MODELS}
+
+
+@pytest.mark.parametrize("build", list(ALL_ACTIVATIONS), ids=[m.__name__ for m in ALL_ACTIVATIONS])
+def test_the_activation_is_the_product_s(build) -> None:  # type: ignore[no-untyped-def]
+    """SiLU (Sigmoid then Mul by the same value), GELU (torch's Div, Erf, Add, Mul, Mul)
+    and HardSwish become the product's activation, after its steps: no nest is left, and
+    the C passes RUNG_ACT_<name>."""
+    name = ALL_ACTIVATIONS[build]
     module = lower(load_module(build()), "kernel")
     assert not [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
     (product,) = [
@@ -327,12 +394,15 @@ def test_silu_is_the_product_s_activation(build) -> None:  # type: ignore[no-unt
         if isinstance(op, kernel.MatmulOp)
         or (isinstance(op, kernel.CallOp) and op.callee.data in kernel.CallOp.EPILOGUE_OUT)
     ]
-    assert product.activation is not None and product.activation.data == "silu"
-    assert "RUNG_ACT_SILU}" in generate_c(module, "model").source
+    assert product.activation is not None and product.activation.data == name
+    assert f"RUNG_ACT_{name.upper()}}}" in generate_c(module, "model").source
 
 
-def test_silu_before_another_op_stays_a_nest() -> None:
-    module = lower(load_module(silu_then_scale()), "kernel")
+@pytest.mark.parametrize("build", [silu_then_scale, linear_gelu_other_constant])
+def test_a_near_activation_stays_a_nest(build) -> None:  # type: ignore[no-untyped-def]
+    """SiLU before another op (the activation must come last), and GELU's ops with
+    another constant, are left to their nest."""
+    module = lower(load_module(build()), "kernel")
     assert [op for op in module.walk() if isinstance(op, kernel.LoopOp)]
     assert all(
         op.activation is None
@@ -341,13 +411,12 @@ def test_silu_before_another_op_stays_a_nest() -> None:
     )
 
 
+CHECKED = [*ALL_ACTIVATIONS, silu_then_scale, linear_gelu_other_constant]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize(
-    "build",
-    [*SILU_MODELS, silu_then_scale],
-    ids=[m.__name__ for m in [*SILU_MODELS, silu_then_scale]],
-)
-def test_silu_matches_onnxruntime(build, threads: int) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("build", CHECKED, ids=[m.__name__ for m in CHECKED])
+def test_activations_match_onnxruntime(build, threads: int) -> None:  # type: ignore[no-untyped-def]
     """Including inputs whose exponentials overflow and underflow (x = -100 gives -0, x =
     100 gives 100)."""
     model = build()

@@ -30,7 +30,7 @@
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.call: @conv_shift_float takes 3 buffers and 7 integer arguments, not 3 and 5
 // CHECK:     {{^}}// {{-----}}
-// CHECK:     kernel.matmul: activation 'gelu' is not one of silu
+// CHECK:     kernel.matmul: activation 'relu6' is not one of silu, gelu, hardswish
 // CHECK:     {{^}}// {{-----}}
 // CHECK:     kernel.matmul: an activation needs a batch of 1
 // CHECK:     {{^}}// {{-----}}
@@ -143,7 +143,7 @@ func.func @call_arity(%x: memref<1x3x4x4xf32>, %w: memref<2x3x3x3xf32>, %y: memr
 // -----
 
 func.func @activation_unknown(%a: memref<1x2x3xf32>, %b: memref<1x3x5xf32>, %c: memref<1x2x5xf32>) {
-  kernel.matmul %a, %b, %c {activation = "gelu"} : memref<1x2x3xf32>, memref<1x3x5xf32>, memref<1x2x5xf32>
+  kernel.matmul %a, %b, %c {activation = "relu6"} : memref<1x2x3xf32>, memref<1x3x5xf32>, memref<1x2x5xf32>
   func.return
 }
 

@@ -289,3 +289,86 @@ func.func @not_silu(%a: memref<1x4x3xf32>, %b: memref<1x3x6xf32>, %s: memref<4xf
   }
   func.return %y, %y2 : memref<1x4x6xf32>, memref<1x4x6xf32>
 }
+
+// GELU as torch exports it, x * (erf(x / sqrt(2)) + 1) * 0.5, its constants loaded from
+// one-element buffers, after a Linear layer's bias: the gelu activation. HardSwish as it
+// lowers, x * max(min(x * (1/6) + 0.5, 1), 0): the hardswish activation.
+// CHECK-LABEL: func.func @gelu_hardswish
+// CHECK:         kernel.matmul %a, %b, %c epilogue ["add:col" %bias] {activation = "gelu"} : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>, memref<6xf32>
+// CHECK:         kernel.matmul %a, %b, %c2 {activation = "hardswish"} : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK-NOT:     kernel.loop
+func.func @gelu_hardswish(%a: memref<1x4x3xf32>, %b: memref<1x3x6xf32>, %bias: memref<6xf32>) -> (memref<1x4x6xf32>, memref<1x4x6xf32>) {
+  %sqrt2 = kernel.constant dense<1.41421354> : tensor<f32>
+  %one = kernel.constant dense<1.0> : tensor<f32>
+  %half = kernel.constant dense<0.5> : tensor<f32>
+  %sixth = kernel.constant dense<0.166666672> : tensor<f32>
+  %zerof = kernel.constant dense<0.0> : tensor<f32>
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %bv = kernel.load %bias[%j] : memref<6xf32>
+    %x = arith.addf %bv, %v : f32
+    %s = kernel.load %sqrt2[] : memref<f32>
+    %d = arith.divf %x, %s : f32
+    %e = math.erf %d : f32
+    %o = kernel.load %one[] : memref<f32>
+    %p = arith.addf %e, %o : f32
+    %m = arith.mulf %x, %p : f32
+    %h = kernel.load %half[] : memref<f32>
+    %r = arith.mulf %m, %h : f32
+    kernel.store %r, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  %c2 = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c2 : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y2 = kernel.alloc() : memref<1x4x6xf32>
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c2[%zero, %i, %j] : memref<1x4x6xf32>
+    %k = kernel.load %sixth[] : memref<f32>
+    %t = arith.mulf %v, %k : f32
+    %hh = kernel.load %half[] : memref<f32>
+    %u = arith.addf %t, %hh : f32
+    %oo = kernel.load %one[] : memref<f32>
+    %lo = arith.minimumf %u, %oo : f32
+    %zz = kernel.load %zerof[] : memref<f32>
+    %hi = arith.maximumf %lo, %zz : f32
+    %q = arith.mulf %v, %hi : f32
+    kernel.store %q, %y2[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y, %y2 : memref<1x4x6xf32>, memref<1x4x6xf32>
+}
+
+// HardSwish's ops with the max before the min are not the chain the pass knows: the nest
+// stays.
+// CHECK-LABEL: func.func @hardswish_other_order
+// CHECK:         kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+// CHECK:         kernel.loop
+func.func @hardswish_other_order(%a: memref<1x4x3xf32>, %b: memref<1x3x6xf32>) -> memref<1x4x6xf32> {
+  %sixth = kernel.constant dense<0.166666672> : tensor<f32>
+  %half = kernel.constant dense<0.5> : tensor<f32>
+  %one = kernel.constant dense<1.0> : tensor<f32>
+  %zerof = kernel.constant dense<0.0> : tensor<f32>
+  %c = kernel.alloc() : memref<1x4x6xf32>
+  kernel.matmul %a, %b, %c : memref<1x4x3xf32>, memref<1x3x6xf32>, memref<1x4x6xf32>
+  %y = kernel.alloc() : memref<1x4x6xf32>
+  %zero = arith.constant 0 : index
+  kernel.loop (%i, %j) in (4, 6) [parallel, parallel] {
+    %v = kernel.load %c[%zero, %i, %j] : memref<1x4x6xf32>
+    %k = kernel.load %sixth[] : memref<f32>
+    %t = arith.mulf %v, %k : f32
+    %hh = kernel.load %half[] : memref<f32>
+    %u = arith.addf %t, %hh : f32
+    %zz = kernel.load %zerof[] : memref<f32>
+    %lo = arith.maximumf %u, %zz : f32
+    %oo = kernel.load %one[] : memref<f32>
+    %hi = arith.minimumf %lo, %oo : f32
+    %q = arith.mulf %v, %hi : f32
+    kernel.store %q, %y[%zero, %i, %j] : memref<1x4x6xf32>
+    kernel.yield
+  }
+  func.return %y : memref<1x4x6xf32>
+}
