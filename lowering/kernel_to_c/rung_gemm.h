@@ -337,6 +337,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
                           int add, const float *pf, const rung_gemm_epilogue *ep, int64_t r0,   \
                           int64_t c0 OFF()) {                                                   \
     enum { lanes = sizeof(VT) / sizeof(float) };                                                \
+    (void)lda; /* unused by a packed A */                                                       \
     (void)ldb;                                                                                  \
     typedef float VTU __attribute__((vector_size(sizeof(VT)), aligned(4)));                     \
     VT acc[RUNG_MR][NV];                                                                        \
@@ -401,6 +402,7 @@ RUNG_API void rung_gemm_epilogue_apply(const rung_gemm_epilogue *ep, float *c, i
                           int64_t c0 OFF()) {                                                   \
     enum { lanes = (int)sizeof(VT) / (int)sizeof(float), width = NV * lanes };                  \
     (void)pf;                                                                                   \
+    (void)lda; /* unused by a packed A */                                                       \
     (void)ldb;                                                                                  \
     float acc[RUNG_MR][width] = {{0}};                                                          \
     for (int64_t p = 0; p < kc; ++p)                                                            \
